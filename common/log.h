@@ -1,0 +1,33 @@
+/*
+ * log.h - leveled logging with file/line, printf-checked.
+ *
+ * LOG_ERROR/WARN/INFO/DEBUG(fmt, ...) write one line to stderr:
+ *   2026-11-29T22:40:01.123Z INFO  [regionserver/wal.c:120] message
+ * The level comes from log_set_level() or, at first use, STRATA_LOG_LEVEL
+ * (error, warn, info, debug). Thread-safety: safe from any thread; a line is
+ * written with one write(2).
+ */
+#ifndef STRATA_COMMON_LOG_H
+#define STRATA_COMMON_LOG_H
+
+typedef enum log_level { LOG_LEVEL_ERROR = 0, LOG_LEVEL_WARN, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG } log_level;
+
+void log_set_level(log_level level);
+log_level log_get_level(void);
+/* Parses "error", "warn", "info", "debug"; returns -1 if unknown. */
+int log_parse_level(const char *name);
+
+void log_write(log_level level, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#define LOG_AT(lvl, ...)                                                                           \
+    do {                                                                                           \
+        if ((lvl) <= log_get_level())                                                              \
+            log_write((lvl), __FILE__, __LINE__, __VA_ARGS__);                                     \
+    } while (0)
+#define LOG_ERROR(...) LOG_AT(LOG_LEVEL_ERROR, __VA_ARGS__)
+#define LOG_WARN(...) LOG_AT(LOG_LEVEL_WARN, __VA_ARGS__)
+#define LOG_INFO(...) LOG_AT(LOG_LEVEL_INFO, __VA_ARGS__)
+#define LOG_DEBUG(...) LOG_AT(LOG_LEVEL_DEBUG, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * status.c - status names and the thread-local error message.
+ * Thread-safety: the message buffer is per thread.
+ */
+#include "common/status.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+static _Thread_local char st_msg[1024];
+
+const char *st_strerror(int code)
+{
+    switch (code) {
+    case ST_OK: return "ok";
+    case ST_IO: return "I/O error";
+    case ST_NOSPACE: return "no space left";
+    case ST_CORRUPTION: return "corruption";
+    case ST_NOT_FOUND: return "not found";
+    case ST_EXISTS: return "already exists";
+    case ST_INVALID_ARGUMENT: return "invalid argument";
+    case ST_UNKNOWN_FAMILY: return "unknown column family";
+    case ST_ORDER: return "out of order";
+    case ST_NOT_SERVING: return "region not serving";
+    case ST_REGION_OPENING: return "region opening";
+    case ST_REGION_TOO_BUSY: return "region too busy";
+    case ST_SERVER_BUSY: return "server busy";
+    case ST_CLOSED: return "closed";
+    case ST_TIMEOUT: return "timeout";
+    case ST_PERMISSION: return "permission denied";
+    case ST_NOMEM: return "out of memory";
+    case ST_UNSUPPORTED: return "unsupported";
+    case ST_INTERNAL: return "internal error";
+    default: return "unknown status";
+    }
+}
+
+int st_error(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st_msg, sizeof(st_msg), fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+const char *st_errmsg(void)
+{
+    return st_msg;
+}
+
+void st_clear(void)
+{
+    st_msg[0] = '\0';
+}
+
+int st_from_errno(int err)
+{
+    switch (err) {
+    case 0: return ST_OK;
+    case ENOSPC:
+    case EDQUOT: return ST_NOSPACE;
+    case ENOENT: return ST_NOT_FOUND;
+    case EEXIST: return ST_EXISTS;
+    case EACCES:
+    case EPERM: return ST_PERMISSION;
+    case ENOMEM: return ST_NOMEM;
+    case EINVAL: return ST_INVALID_ARGUMENT;
+    case ETIMEDOUT: return ST_TIMEOUT;
+    default: return ST_IO;
+    }
+}

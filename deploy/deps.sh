@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Strata builds and tests with (as root), when missing.
+set -euo pipefail
+need=(cmake make gcc pkg-config libcmocka-dev libzstd-dev librocksdb-dev libleveldb-dev)
+missing=()
+for p in "${need[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${missing[@]}"
+fi

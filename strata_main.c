@@ -1,0 +1,41 @@
+/*
+ * strata_main.c - the `strata` binary: dispatches to subcommands.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/tools.h"
+
+#define STRATA_VERSION "0.1.0"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: strata <command> [args]\n"
+                 "commands:\n"
+                 "  bench engine [--num N] [--workloads w1,w2,...] [--value-size B] [--json]\n"
+                 "                 storage-engine benchmark (Strata vs RocksDB/LevelDB)\n"
+                 "  version        print the version\n"
+                 "  help           this text\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "bench") == 0)
+        return bench_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("strata %s\n", STRATA_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "strata: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return 2;
+}

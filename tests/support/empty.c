@@ -1,0 +1,2 @@
+/* Keeps the test-support library non-empty. */
+typedef int strata_testsupport_empty;

@@ -1,0 +1,567 @@
+/*
+ * test_region.c - the region on a real engine: writes and reads across families,
+ * flush, compaction, reopen with WAL replay, row atomicity and read-modify-write
+ * under concurrency, write blocking on store-file count.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/bytes.h"
+#include "common/clock.h"
+#include "common/fileio.h"
+#include "common/status.h"
+#include "tests/support/testutil.h"
+
+typedef struct fixture {
+    char *dir;
+    engine *eng;
+    region *reg;
+    table_schema schema;
+} fixture;
+
+static void open_engine(fixture *f, engine_options *o)
+{
+    engine_options d;
+    if (!o) {
+        engine_options_init(&d);
+        o = &d;
+    }
+    o->root_dir = f->dir;
+    assert_int_equal(engine_open(o, &f->eng), ST_OK);
+    region_info info = tu_whole_region();
+    assert_int_equal(region_open(f->eng, &f->schema, &info, &f->reg), ST_OK);
+}
+
+static void close_engine(fixture *f, bool flush)
+{
+    assert_int_equal(region_close(f->reg, flush), ST_OK);
+    f->reg = NULL;
+    engine_close(f->eng);
+    f->eng = NULL;
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof(*f));
+    f->dir = tu_tempdir("region");
+    tu_schema(&f->schema, "a,b");
+    open_engine(f, NULL);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    if (f->reg)
+        region_close(f->reg, false);
+    engine_close(f->eng);
+    tu_rmdir(f->dir);
+    free(f);
+    return 0;
+}
+
+static void put_get_across_families(void **state)
+{
+    fixture *f = *state;
+    char v[64];
+    assert_int_equal(tu_put(f->reg, "row1", "a", "q", "va", CELL_LATEST_TIMESTAMP), ST_OK);
+    assert_int_equal(tu_put(f->reg, "row1", "b", "q", "vb", CELL_LATEST_TIMESTAMP), ST_OK);
+    assert_int_equal(tu_get(f->reg, "row1", "a", "q", v, sizeof(v)), 1);
+    assert_string_equal(v, "va");
+    assert_int_equal(tu_get(f->reg, "row1", "b", "q", v, sizeof(v)), 1);
+    assert_string_equal(v, "vb");
+    assert_int_equal(tu_get(f->reg, "row2", "a", "q", v, sizeof(v)), 0);
+    /* Whole row. */
+    scan_result res;
+    scan_result_init(&res);
+    assert_int_equal(region_get(f->reg, (const uint8_t *)"row1", 4, NULL, &res), ST_OK);
+    assert_int_equal(res.ncells, 2);
+    scan_result_free(&res);
+}
+
+static void unknown_family_is_refused(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(tu_put(f->reg, "row1", "zz", "q", "v", CELL_LATEST_TIMESTAMP),
+                     ST_UNKNOWN_FAMILY);
+    assert_non_null(strstr(st_errmsg(), "zz"));
+}
+
+static void row_outside_region_is_refused(void **state)
+{
+    fixture *f = *state;
+    region_info info = tu_whole_region();
+    snprintf(info.encoded_name, sizeof(info.encoded_name), "r2");
+    info.start_key = (const uint8_t *)"m";
+    info.start_key_len = 1;
+    region *r2 = NULL;
+    assert_int_equal(region_open(f->eng, &f->schema, &info, &r2), ST_OK);
+    assert_int_equal(tu_put(r2, "a", "a", "q", "v", CELL_LATEST_TIMESTAMP), ST_NOT_SERVING);
+    assert_int_equal(tu_put(r2, "m", "a", "q", "v", CELL_LATEST_TIMESTAMP), ST_OK);
+    assert_int_equal(region_close(r2, true), ST_OK);
+}
+
+static int count_rows(region *r, bool reversed, const char *start, const char *stop)
+{
+    scan_spec spec;
+    memset(&spec, 0, sizeof(spec));
+    spec.reversed = reversed;
+    if (start) {
+        spec.start_row = (const uint8_t *)start;
+        spec.start_row_len = strlen(start);
+    }
+    if (stop) {
+        spec.stop_row = (const uint8_t *)stop;
+        spec.stop_row_len = strlen(stop);
+    }
+    region_scanner *s = NULL;
+    assert_int_equal(region_scanner_open(r, &spec, &s), ST_OK);
+    scan_result res;
+    scan_result_init(&res);
+    int n = 0, rc;
+    char prev[64] = "";
+    while ((rc = region_scanner_next(s, &res)) == 1) {
+        char row[64];
+        snprintf(row, sizeof(row), "%.*s", (int)res.cells[0].row_len,
+                 (const char *)res.cells[0].row);
+        if (n)
+            assert_true(reversed ? strcmp(row, prev) < 0 : strcmp(row, prev) > 0);
+        snprintf(prev, sizeof(prev), "%s", row);
+        n++;
+    }
+    assert_int_equal(rc, 0);
+    scan_result_free(&res);
+    region_scanner_close(s);
+    return n;
+}
+
+static void scan_over_memstore_and_files(void **state)
+{
+    fixture *f = *state;
+    char row[32];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(row, sizeof(row), "row%05d", i);
+        assert_int_equal(tu_put(f->reg, row, i % 2 ? "a" : "b", "q", row, CELL_LATEST_TIMESTAMP),
+                         ST_OK);
+        if (i == 400 || i == 700)
+            assert_int_equal(region_flush(f->reg), ST_OK);
+    }
+    assert_int_equal(count_rows(f->reg, false, NULL, NULL), 1000);
+    assert_int_equal(count_rows(f->reg, true, NULL, NULL), 1000);
+    assert_int_equal(count_rows(f->reg, false, "row00100", "row00200"), 100);
+    assert_int_equal(count_rows(f->reg, true, "row00199", "row00099"), 100);
+    region_stats st;
+    region_get_stats(f->reg, &st);
+    assert_true(st.store_files >= 2);
+    assert_int_equal(region_compact(f->reg, true), ST_OK);
+    region_get_stats(f->reg, &st);
+    assert_int_equal(st.store_files, 2); /* one per family */
+    assert_int_equal(count_rows(f->reg, false, NULL, NULL), 1000);
+}
+
+static void reopen_replays_wal(void **state)
+{
+    fixture *f = *state;
+    char row[32], v[64];
+    for (int i = 0; i < 500; i++) {
+        snprintf(row, sizeof(row), "k%04d", i);
+        assert_int_equal(tu_put(f->reg, row, "a", "q", row, CELL_LATEST_TIMESTAMP), ST_OK);
+        if (i == 200)
+            assert_int_equal(region_flush(f->reg), ST_OK);
+    }
+    /* Close without a flush: the edits after seq 201 live only in the WAL. */
+    close_engine(f, false);
+    open_engine(f, NULL);
+    for (int i = 0; i < 500; i++) {
+        snprintf(row, sizeof(row), "k%04d", i);
+        assert_int_equal(tu_get(f->reg, row, "a", "q", v, sizeof(v)), 1);
+        assert_string_equal(v, row);
+    }
+    /* New writes after replay get higher sequence ids and win. */
+    assert_int_equal(tu_put(f->reg, "k0001", "a", "q", "new", CELL_LATEST_TIMESTAMP), ST_OK);
+    close_engine(f, true);
+    open_engine(f, NULL);
+    assert_int_equal(tu_get(f->reg, "k0001", "a", "q", v, sizeof(v)), 1);
+    assert_string_equal(v, "new");
+}
+
+static void deletes_and_major_compaction(void **state)
+{
+    fixture *f = *state;
+    char v[64];
+    assert_int_equal(tu_put(f->reg, "r", "a", "q", "v1", 100), ST_OK);
+    cell_t d;
+    memset(&d, 0, sizeof(d));
+    d.family = (const uint8_t *)"a";
+    d.family_len = 1;
+    d.qualifier = (const uint8_t *)"q";
+    d.qualifier_len = 1;
+    d.ts = 200;
+    d.type = CELL_TYPE_DELETE_COLUMN;
+    mutation m = {(const uint8_t *)"r", 1, &d, 1, DURABILITY_USE_DEFAULT};
+    assert_int_equal(region_mutate(f->reg, &m), ST_OK);
+    assert_int_equal(tu_get(f->reg, "r", "a", "q", v, sizeof(v)), 0);
+    /* Delete masks a later put with an older timestamp ... */
+    assert_int_equal(tu_put(f->reg, "r", "a", "q", "v2", 150), ST_OK);
+    assert_int_equal(tu_get(f->reg, "r", "a", "q", v, sizeof(v)), 0);
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    assert_int_equal(region_compact(f->reg, true), ST_OK);
+    region_stats st;
+    region_get_stats(f->reg, &st);
+    assert_int_equal(st.store_files, 0); /* everything was masked and dropped */
+    /* ... until major compaction removed the marker. */
+    assert_int_equal(tu_put(f->reg, "r", "a", "q", "v3", 150), ST_OK);
+    assert_int_equal(tu_get(f->reg, "r", "a", "q", v, sizeof(v)), 1);
+    assert_string_equal(v, "v3");
+}
+
+/* ---- concurrency ---- */
+
+typedef struct race {
+    fixture *f;
+    int id;
+    int iters;
+    _Atomic int stop;
+    _Atomic long torn;
+    _Atomic long winners;
+} race;
+
+static void *multi_family_writer(void *arg)
+{
+    race *rc = arg;
+    char v[32];
+    for (int i = 0; i < rc->iters; i++) {
+        snprintf(v, sizeof(v), "%d-%d", rc->id, i);
+        cell_t cells[2];
+        memset(cells, 0, sizeof(cells));
+        for (int k = 0; k < 2; k++) {
+            cells[k].family = (const uint8_t *)(k ? "b" : "a");
+            cells[k].family_len = 1;
+            cells[k].qualifier = (const uint8_t *)"q";
+            cells[k].qualifier_len = 1;
+            cells[k].value = (const uint8_t *)v;
+            cells[k].value_len = (uint32_t)strlen(v);
+            cells[k].ts = CELL_LATEST_TIMESTAMP;
+            cells[k].type = CELL_TYPE_PUT;
+        }
+        mutation m = {(const uint8_t *)"hot", 3, cells, 2, DURABILITY_SKIP_WAL};
+        if (region_mutate(rc->f->reg, &m) != ST_OK)
+            atomic_fetch_add(&rc->torn, 1000000);
+        if (i % 500 == 0)
+            region_flush(rc->f->reg);
+    }
+    return NULL;
+}
+
+static void *multi_family_reader(void *arg)
+{
+    race *rc = arg;
+    scan_result res;
+    scan_result_init(&res);
+    while (!atomic_load(&rc->stop)) {
+        if (region_get(rc->f->reg, (const uint8_t *)"hot", 3, NULL, &res) != ST_OK) {
+            atomic_fetch_add(&rc->torn, 1);
+            continue;
+        }
+        if (res.ncells == 0)
+            continue;
+        if (res.ncells != 2 || res.cells[0].value_len != res.cells[1].value_len ||
+            memcmp(res.cells[0].value, res.cells[1].value, res.cells[0].value_len) != 0)
+            atomic_fetch_add(&rc->torn, 1);
+    }
+    scan_result_free(&res);
+    return NULL;
+}
+
+static void concurrent_reader_never_sees_half_a_row(void **state)
+{
+    fixture *f = *state;
+    race rc = {.f = f, .iters = 3000};
+    pthread_t w[2], rd[2];
+    race ws[2];
+    for (int i = 0; i < 2; i++) {
+        ws[i] = rc;
+        ws[i].id = i;
+        pthread_create(&w[i], NULL, multi_family_writer, &ws[i]);
+        pthread_create(&rd[i], NULL, multi_family_reader, &rc);
+    }
+    for (int i = 0; i < 2; i++)
+        pthread_join(w[i], NULL);
+    atomic_store(&rc.stop, 1);
+    for (int i = 0; i < 2; i++)
+        pthread_join(rd[i], NULL);
+    assert_int_equal(atomic_load(&rc.torn) + atomic_load(&ws[0].torn) + atomic_load(&ws[1].torn),
+                     0);
+}
+
+static void *incrementer(void *arg)
+{
+    race *rc = arg;
+    cell_t col;
+    memset(&col, 0, sizeof(col));
+    col.family = (const uint8_t *)"a";
+    col.family_len = 1;
+    col.qualifier = (const uint8_t *)"n";
+    col.qualifier_len = 1;
+    for (int i = 0; i < rc->iters; i++) {
+        int64_t amount = 1, out = 0;
+        if (region_increment(rc->f->reg, (const uint8_t *)"ctr", 3, &col, &amount, 1,
+                             DURABILITY_USE_DEFAULT, &out) != ST_OK)
+            atomic_fetch_add(&rc->torn, 1);
+    }
+    return NULL;
+}
+
+static void concurrent_increments_add_up(void **state)
+{
+    fixture *f = *state;
+    enum { N = 4, M = 500 };
+    race rc = {.f = f, .iters = M};
+    pthread_t t[N];
+    for (int i = 0; i < N; i++)
+        pthread_create(&t[i], NULL, incrementer, &rc);
+    for (int i = 0; i < N; i++)
+        pthread_join(t[i], NULL);
+    assert_int_equal(atomic_load(&rc.torn), 0);
+    scan_result res;
+    scan_result_init(&res);
+    assert_int_equal(region_get(f->reg, (const uint8_t *)"ctr", 3, NULL, &res), ST_OK);
+    assert_int_equal(res.ncells, 1);
+    assert_int_equal(res.cells[0].value_len, 8);
+    assert_int_equal((int64_t)be64_get(res.cells[0].value), N * M);
+    scan_result_free(&res);
+    /* A non-counter value is refused with the column named. */
+    assert_int_equal(tu_put(f->reg, "txt", "a", "n", "abc", CELL_LATEST_TIMESTAMP), ST_OK);
+    cell_t col = {0};
+    col.family = (const uint8_t *)"a";
+    col.family_len = 1;
+    col.qualifier = (const uint8_t *)"n";
+    col.qualifier_len = 1;
+    int64_t one = 1, out;
+    assert_int_equal(region_increment(f->reg, (const uint8_t *)"txt", 3, &col, &one, 1,
+                                      DURABILITY_USE_DEFAULT, &out),
+                     ST_INVALID_ARGUMENT);
+    assert_non_null(strstr(st_errmsg(), "a:n"));
+}
+
+static void *cas_racer(void *arg)
+{
+    race *rc = arg;
+    cell_t c;
+    memset(&c, 0, sizeof(c));
+    c.family = (const uint8_t *)"a";
+    c.family_len = 1;
+    c.qualifier = (const uint8_t *)"lock";
+    c.qualifier_len = 4;
+    c.value = (const uint8_t *)"mine";
+    c.value_len = 4;
+    c.ts = CELL_LATEST_TIMESTAMP;
+    c.type = CELL_TYPE_PUT;
+    mutation m = {(const uint8_t *)"cas", 3, &c, 1, DURABILITY_USE_DEFAULT};
+    bool applied = false;
+    int st = region_check_and_mutate(rc->f->reg, (const uint8_t *)"cas", 3, (const uint8_t *)"a",
+                                     1, (const uint8_t *)"lock", 4, CMP_EQUAL, NULL, 0, &m,
+                                     &applied);
+    if (st != ST_OK)
+        atomic_fetch_add(&rc->torn, 1);
+    if (applied)
+        atomic_fetch_add(&rc->winners, 1);
+    return NULL;
+}
+
+static void check_and_mutate_race_has_one_winner(void **state)
+{
+    fixture *f = *state;
+    enum { N = 8 };
+    race rc = {.f = f};
+    pthread_t t[N];
+    for (int i = 0; i < N; i++)
+        pthread_create(&t[i], NULL, cas_racer, &rc);
+    for (int i = 0; i < N; i++)
+        pthread_join(t[i], NULL);
+    assert_int_equal(atomic_load(&rc.torn), 0);
+    assert_int_equal(atomic_load(&rc.winners), 1);
+}
+
+static void check_and_mutate_operators(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(tu_put(f->reg, "c", "a", "q", "m", CELL_LATEST_TIMESTAMP), ST_OK);
+    cell_t c = {0};
+    c.family = (const uint8_t *)"a";
+    c.family_len = 1;
+    c.qualifier = (const uint8_t *)"x";
+    c.qualifier_len = 1;
+    c.value = (const uint8_t *)"1";
+    c.value_len = 1;
+    c.ts = CELL_LATEST_TIMESTAMP;
+    c.type = CELL_TYPE_PUT;
+    mutation m = {(const uint8_t *)"c", 1, &c, 1, DURABILITY_USE_DEFAULT};
+    struct {
+        compare_op op;
+        const char *value;
+        bool expect;
+    } cases[] = {
+        {CMP_EQUAL, "m", true},          {CMP_EQUAL, "n", false},
+        {CMP_NOT_EQUAL, "n", true},      {CMP_NOT_EQUAL, "m", false},
+        {CMP_LESS, "a", true},           {CMP_LESS, "z", false}, /* value < existing */
+        {CMP_LESS_OR_EQUAL, "m", true},  {CMP_GREATER, "z", true},
+        {CMP_GREATER, "a", false},       {CMP_GREATER_OR_EQUAL, "m", true},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        bool applied = !cases[i].expect;
+        assert_int_equal(region_check_and_mutate(f->reg, (const uint8_t *)"c", 1,
+                                                 (const uint8_t *)"a", 1, (const uint8_t *)"q", 1,
+                                                 cases[i].op, (const uint8_t *)cases[i].value, 1,
+                                                 &m, &applied),
+                         ST_OK);
+        assert_int_equal(applied, cases[i].expect);
+    }
+    /* Absent checks. */
+    bool applied = false;
+    assert_int_equal(region_check_and_mutate(f->reg, (const uint8_t *)"c", 1, (const uint8_t *)"a",
+                                             1, (const uint8_t *)"none", 4, CMP_EQUAL, NULL, 0,
+                                             &m, &applied),
+                     ST_OK);
+    assert_true(applied);
+    assert_int_equal(region_check_and_mutate(f->reg, (const uint8_t *)"c", 1, (const uint8_t *)"a",
+                                             1, (const uint8_t *)"q", 1, CMP_EQUAL, NULL, 0, &m,
+                                             &applied),
+                     ST_OK);
+    assert_false(applied);
+}
+
+static void append_concatenates(void **state)
+{
+    fixture *f = *state;
+    cell_t col = {0};
+    col.family = (const uint8_t *)"b";
+    col.family_len = 1;
+    col.qualifier = (const uint8_t *)"log";
+    col.qualifier_len = 3;
+    col.value = (const uint8_t *)"ab";
+    col.value_len = 2;
+    scan_result out;
+    scan_result_init(&out);
+    assert_int_equal(region_append(f->reg, (const uint8_t *)"ap", 2, &col, 1,
+                                   DURABILITY_USE_DEFAULT, &out),
+                     ST_OK);
+    assert_int_equal(region_append(f->reg, (const uint8_t *)"ap", 2, &col, 1,
+                                   DURABILITY_USE_DEFAULT, &out),
+                     ST_OK);
+    assert_int_equal(out.ncells, 1);
+    assert_int_equal(out.cells[0].value_len, 4);
+    assert_memory_equal(out.cells[0].value, "abab", 4);
+    scan_result_free(&out);
+    char v[16];
+    assert_int_equal(tu_get(f->reg, "ap", "b", "log", v, sizeof(v)), 1);
+    assert_string_equal(v, "abab");
+}
+
+static void writes_wait_for_compaction_at_blocking_file_count(void **state)
+{
+    fixture *f = *state;
+    close_engine(f, true);
+    engine_options o;
+    engine_options_init(&o);
+    o.blocking_store_files = 4;
+    o.compaction_min_files = 3;
+    o.compaction_max_files = 3;
+    o.compaction_ratio = 0.01; /* the ratio never passes for windows above min size ... */
+    o.compaction_min_size = 0; /* ... so only the blocking rule can pick files */
+    o.blocking_wait_ms = 20000;
+    open_engine(f, &o);
+    char row[32];
+    for (int i = 0; i < 12; i++) {
+        snprintf(row, sizeof(row), "f%02d", i);
+        /* Waits (never fails) while the store is at 4 files. */
+        assert_int_equal(tu_put(f->reg, row, "a", "q", row, CELL_LATEST_TIMESTAMP), ST_OK);
+        assert_int_equal(region_flush(f->reg), ST_OK);
+    }
+    region_stats st;
+    region_get_stats(f->reg, &st);
+    assert_true(st.store_files <= 5);
+    assert_true(st.compactions > 0);
+    assert_int_equal(count_rows(f->reg, false, NULL, NULL), 12);
+}
+
+/* Regression: a crash between a compaction's rename and the removal of its inputs
+ * leaves the same cells in two files. Reads must show each version once and the next
+ * compaction must keep one copy instead of failing on the duplicate keys. */
+static void duplicate_files_after_crash_compact_cleanly(void **state)
+{
+    fixture *f = *state;
+    f->schema.families[0].versions = 3;
+    close_engine(f, true);
+    open_engine(f, NULL);
+    assert_int_equal(tu_put(f->reg, "d", "a", "q", "v1", 10), ST_OK);
+    assert_int_equal(tu_put(f->reg, "d", "a", "q", "v2", 20), ST_OK);
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    close_engine(f, true);
+    /* Copy the one store file of family a under a second name. */
+    char *dir = NULL, **names = NULL;
+    size_t n = 0;
+    assert_true(asprintf(&dir, "%s/data/default/t/r1/a", f->dir) > 0);
+    assert_int_equal(fio_list_dir(dir, &names, &n), ST_OK);
+    assert_int_equal(n, 1);
+    char *src = NULL, *dst = NULL;
+    assert_true(asprintf(&src, "%s/%s", dir, names[0]) > 0);
+    assert_true(asprintf(&dst, "%s/ffffffffffffffff00000000", dir) > 0);
+    buf_t data = {0};
+    assert_int_equal(fio_read_all(src, &data), ST_OK);
+    assert_int_equal(fio_write_atomic(dst, data.data, data.len), ST_OK);
+    buf_free(&data);
+    fio_free_list(names, n);
+    free(src);
+    free(dst);
+    free(dir);
+    open_engine(f, NULL);
+    scan_column col = {(const uint8_t *)"a", 1, (const uint8_t *)"q", 1};
+    scan_spec spec = {0};
+    spec.columns = &col;
+    spec.ncolumns = 1;
+    spec.max_versions = 3;
+    scan_result res;
+    scan_result_init(&res);
+    assert_int_equal(region_get(f->reg, (const uint8_t *)"d", 1, &spec, &res), ST_OK);
+    assert_int_equal(res.ncells, 2);
+    assert_int_equal(region_compact(f->reg, true), ST_OK);
+    assert_int_equal(region_get(f->reg, (const uint8_t *)"d", 1, &spec, &res), ST_OK);
+    assert_int_equal(res.ncells, 2);
+    scan_result_free(&res);
+    region_stats st;
+    region_get_stats(f->reg, &st);
+    assert_int_equal(st.store_files, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(put_get_across_families, setup, teardown),
+        cmocka_unit_test_setup_teardown(unknown_family_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(row_outside_region_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(scan_over_memstore_and_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(reopen_replays_wal, setup, teardown),
+        cmocka_unit_test_setup_teardown(deletes_and_major_compaction, setup, teardown),
+        cmocka_unit_test_setup_teardown(concurrent_reader_never_sees_half_a_row, setup, teardown),
+        cmocka_unit_test_setup_teardown(concurrent_increments_add_up, setup, teardown),
+        cmocka_unit_test_setup_teardown(check_and_mutate_race_has_one_winner, setup, teardown),
+        cmocka_unit_test_setup_teardown(check_and_mutate_operators, setup, teardown),
+        cmocka_unit_test_setup_teardown(append_concatenates, setup, teardown),
+        cmocka_unit_test_setup_teardown(writes_wait_for_compaction_at_blocking_file_count, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(duplicate_files_after_crash_compact_cleanly, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

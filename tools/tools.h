@@ -1,0 +1,13 @@
+/*
+ * tools.h - the `strata` binary's subcommands. Each takes the arguments after its
+ * name (argv[0] is the subcommand) and returns the process exit status.
+ */
+#ifndef STRATA_TOOLS_TOOLS_H
+#define STRATA_TOOLS_TOOLS_H
+
+/* strata bench engine [--num N] [--workloads w1,w2,...] [--value-size B] [--json]
+ *                     [--threads T] [--dir D] [--engines e1,...]
+ * argv[1] is the mode; only "engine" exists so far (tools/bench_engine.c). */
+int bench_main(int argc, char **argv);
+
+#endif

@@ -48,7 +48,7 @@ typedef _Atomic(ms_node *) ms_link;
 
 struct memstore {
     arena *arena;
-    ms_node *head; /* sentinel with MS_MAX_HEIGHT links; its cell is unused */
+    ms_node *head; /* sentinel: MS_MAX_HEIGHT links and no cell */
     atomic_int max_height;
     atomic_uint refs;
     atomic_size_t size;

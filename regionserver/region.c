@@ -418,6 +418,9 @@ static int prepare_mutation(region *r, const mutation *m, int64_t now_ms, prepar
             break;
         if (c.type != CELL_TYPE_PUT)
             c.value_len = 0;
+        /* Family-wide markers live in the empty qualifier, where scanners look for them. */
+        if (c.type == CELL_TYPE_DELETE_FAMILY || c.type == CELL_TYPE_DELETE_FAMILY_VERSION)
+            c.qualifier_len = 0;
         if (c.ts == CELL_LATEST_TIMESTAMP) {
             if (c.type == CELL_TYPE_DELETE)
                 rc = latest_version_ts(r, m->row, m->row_len, &c, now_ms, &c.ts);

@@ -544,6 +544,118 @@ static void duplicate_files_after_crash_compact_cleanly(void **state)
     assert_int_equal(st.store_files, 1);
 }
 
+static mutation delete_of(const char *row, cell_t *d, const char *fam, const char *qual,
+                          uint8_t type, int64_t ts)
+{
+    memset(d, 0, sizeof(*d));
+    d->family = (const uint8_t *)fam;
+    d->family_len = (uint32_t)strlen(fam);
+    d->qualifier = (const uint8_t *)qual;
+    d->qualifier_len = (uint32_t)strlen(qual);
+    d->ts = ts;
+    d->type = type;
+    mutation m = {(const uint8_t *)row, strlen(row), d, 1, DURABILITY_USE_DEFAULT};
+    return m;
+}
+
+static void row_delete_and_latest_version_delete(void **state)
+{
+    fixture *f = *state;
+    f->schema.families[0].versions = 3;
+    close_engine(f, true);
+    open_engine(f, NULL);
+    char v[16];
+    assert_int_equal(tu_put(f->reg, "x", "a", "q", "old", 100), ST_OK);
+    assert_int_equal(tu_put(f->reg, "x", "a", "q", "new", 200), ST_OK);
+    /* Delete with the latest timestamp removes only the newest version. */
+    cell_t d;
+    mutation m = delete_of("x", &d, "a", "q", CELL_TYPE_DELETE, CELL_LATEST_TIMESTAMP);
+    assert_int_equal(region_mutate(f->reg, &m), ST_OK);
+    assert_int_equal(tu_get(f->reg, "x", "a", "q", v, sizeof(v)), 1);
+    assert_string_equal(v, "old");
+    /* A row delete is a DeleteFamily per family, even when a qualifier is passed. */
+    assert_int_equal(tu_put(f->reg, "x", "b", "z", "bz", CELL_LATEST_TIMESTAMP), ST_OK);
+    cell_t both[2];
+    mutation m1 = delete_of("x", &both[0], "a", "ignored", CELL_TYPE_DELETE_FAMILY,
+                            CELL_LATEST_TIMESTAMP);
+    delete_of("x", &both[1], "b", "", CELL_TYPE_DELETE_FAMILY, CELL_LATEST_TIMESTAMP);
+    m1.ncells = 2;
+    m1.cells = both;
+    assert_int_equal(region_mutate(f->reg, &m1), ST_OK);
+    scan_result res;
+    scan_result_init(&res);
+    assert_int_equal(region_get(f->reg, (const uint8_t *)"x", 1, NULL, &res), ST_OK);
+    assert_int_equal(res.ncells, 0);
+    /* Newer writes after the row delete are visible. */
+    assert_int_equal(tu_put(f->reg, "x", "a", "q", "again", CELL_LATEST_TIMESTAMP + 0), ST_OK);
+    assert_int_equal(region_get(f->reg, (const uint8_t *)"x", 1, NULL, &res), ST_OK);
+    assert_true(res.ncells <= 1);
+    scan_result_free(&res);
+}
+
+static void server_timestamps_and_ttl(void **state)
+{
+    fixture *f = *state;
+    f->schema.families[1].ttl_sec = 10;
+    close_engine(f, true);
+    open_engine(f, NULL);
+    int64_t before = clock_now_ms();
+    assert_int_equal(tu_put(f->reg, "t", "b", "q", "v", CELL_LATEST_TIMESTAMP), ST_OK);
+    scan_result res;
+    scan_result_init(&res);
+    assert_int_equal(region_get(f->reg, (const uint8_t *)"t", 1, NULL, &res), ST_OK);
+    assert_int_equal(res.ncells, 1);
+    assert_true(res.cells[0].ts >= before && res.cells[0].ts <= clock_now_ms());
+    /* 11 s later the cell has expired. */
+    clock_set_fake_ms(clock_now_ms() + 11000);
+    assert_int_equal(region_get(f->reg, (const uint8_t *)"t", 1, NULL, &res), ST_OK);
+    assert_int_equal(res.ncells, 0);
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    assert_int_equal(region_compact(f->reg, true), ST_OK);
+    region_stats st;
+    region_get_stats(f->reg, &st);
+    assert_int_equal(st.store_files, 0); /* dropped by the major compaction */
+    clock_set_fake_ms(0);
+    scan_result_free(&res);
+}
+
+static void scan_with_filter_inside_region(void **state)
+{
+    fixture *f = *state;
+    char row[16];
+    for (int i = 0; i < 50; i++) {
+        snprintf(row, sizeof(row), "%s%02d", i % 2 ? "u1" : "u2", i);
+        assert_int_equal(tu_put(f->reg, row, "a", "q", i % 3 ? "x" : "y", CELL_LATEST_TIMESTAMP),
+                         ST_OK);
+    }
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    filter *fl = filter_list_new(FILTER_MUST_PASS_ALL);
+    filter_list_add(fl, filter_prefix_new((const uint8_t *)"u1", 2));
+    filter_list_add(fl, filter_value_new(CMP_EQUAL,
+                                         comparator_new(COMPARATOR_BINARY, (const uint8_t *)"x", 1)));
+    scan_spec spec = {0};
+    spec.filter = fl;
+    region_scanner *s = NULL;
+    assert_int_equal(region_scanner_open(f->reg, &spec, &s), ST_OK);
+    scan_result res;
+    scan_result_init(&res);
+    int n = 0, rc;
+    while ((rc = region_scanner_next(s, &res)) == 1) {
+        assert_memory_equal(res.cells[0].row, "u1", 2);
+        assert_memory_equal(res.cells[0].value, "x", 1);
+        n++;
+    }
+    assert_int_equal(rc, 0);
+    /* odd i in 0..49 (25 rows) minus those divisible by 3 (1,3,...: 9,15,21,27,33,39,45,3) */
+    int expect = 0;
+    for (int i = 1; i < 50; i += 2)
+        expect += (i % 3) != 0;
+    assert_int_equal(n, expect);
+    scan_result_free(&res);
+    region_scanner_close(s);
+    filter_free(fl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -562,6 +674,9 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(duplicate_files_after_crash_compact_cleanly, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(row_delete_and_latest_version_delete, setup, teardown),
+        cmocka_unit_test_setup_teardown(server_timestamps_and_ttl, setup, teardown),
+        cmocka_unit_test_setup_teardown(scan_with_filter_inside_region, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -288,33 +288,34 @@ void engine_unregister_region(engine *e, region *r)
     pthread_mutex_unlock(&e->mu);
 }
 
-static void enqueue(engine *e, region *r, bool flush)
+static bool enqueue(engine *e, region *r, bool flush)
 {
     task *t = malloc(sizeof(*t));
     if (!t) {
         LOG_ERROR("engine %s: out of memory queueing a %s", e->root,
                   flush ? "flush" : "compaction");
-        return;
+        return false;
     }
     if (!region_try_ref(r)) {
         free(t);
-        return;
+        return false;
     }
     t->r = r;
     pthread_mutex_lock(&e->mu);
     queue_push(flush ? &e->flushq : &e->compactq, t);
     pthread_cond_broadcast(&e->work_cv);
     pthread_mutex_unlock(&e->mu);
+    return true;
 }
 
-void engine_request_flush(engine *e, region *r)
+bool engine_request_flush(engine *e, region *r)
 {
-    enqueue(e, r, true);
+    return enqueue(e, r, true);
 }
 
-void engine_request_compaction(engine *e, region *r)
+bool engine_request_compaction(engine *e, region *r)
 {
-    enqueue(e, r, false);
+    return enqueue(e, r, false);
 }
 
 void engine_memstore_add(engine *e, int64_t delta)
@@ -327,7 +328,9 @@ void engine_memstore_add(engine *e, int64_t delta)
     }
 }
 
-/* Asks the region with the largest memstore to flush. */
+/* Asks the region with the largest memstore to flush, whatever its flush size. The
+ * reference taken under the engine mutex keeps the region alive meanwhile (lock
+ * order: engine mu -> region maint_mu). */
 static void flush_largest(engine *e)
 {
     region *best = NULL;
@@ -340,9 +343,13 @@ static void flush_largest(engine *e)
             best_bytes = b;
         }
     }
+    if (best && !region_try_ref(best))
+        best = NULL;
     pthread_mutex_unlock(&e->mu);
-    if (best)
-        region_maybe_request_flush(best);
+    if (best) {
+        region_request_flush_forced(best);
+        region_unref(best);
+    }
 }
 
 int engine_memstore_admit(engine *e)

@@ -10,6 +10,7 @@
 #include "regionserver/region_internal.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,6 +280,16 @@ static void remove_edit_files(region *r, char **paths, size_t n)
                      st_errmsg());
 }
 
+/* Marks the region closing and waits until only the owner's reference is left. */
+static void drain_refs(region *r)
+{
+    pthread_mutex_lock(&r->maint_mu);
+    r->closing = true;
+    while (r->refs > 1)
+        pthread_cond_wait(&r->maint_cv, &r->maint_mu);
+    pthread_mutex_unlock(&r->maint_mu);
+}
+
 int region_open(engine *e, const table_schema *schema, const region_info *info, region **out)
 {
     *out = NULL;
@@ -314,6 +325,7 @@ int region_open(engine *e, const table_schema *schema, const region_info *info, 
     if (nedits) {
         /* Recovered edits become store files before they are deleted. */
         if ((rc = region_flush_internal(r)) != ST_OK) {
+            drain_refs(r); /* background work queued meanwhile holds references */
             engine_unregister_region(e, r);
             goto fail;
         }
@@ -339,22 +351,30 @@ int region_close(region *r, bool flush)
 {
     if (!r)
         return ST_OK;
-    pthread_mutex_lock(&r->maint_mu);
-    r->closing = true;
-    while (r->refs > 1)
-        pthread_cond_wait(&r->maint_cv, &r->maint_mu);
-    pthread_mutex_unlock(&r->maint_mu);
-    int rc = ST_OK;
-    if (flush)
-        rc = region_flush_internal(r);
+    drain_refs(r);
+    if (flush) {
+        int rc = region_flush_internal(r);
+        if (rc != ST_OK) {
+            /* The memstore holds acknowledged edits that are not in files: keep the
+             * region open so nothing is dropped; the caller retries or aborts. */
+            pthread_mutex_lock(&r->maint_mu);
+            r->closing = false;
+            pthread_mutex_unlock(&r->maint_mu);
+            LOG_ERROR("region %s of %s: close aborted, its flush failed: %s",
+                      r->info.encoded_name, r->info.table, st_errmsg());
+            return rc;
+        }
+    }
     engine_unregister_region(r->eng, r);
-    wal_region_closed(engine_wal(r->eng), r->info.encoded_name);
+    /* Only a flushed region lets go of its WAL edits; otherwise they stay for replay. */
+    if (flush)
+        wal_region_closed(engine_wal(r->eng), r->info.encoded_name);
     int64_t bytes = (int64_t)atomic_load(&r->memstore_bytes);
     if (bytes)
         engine_memstore_add(r->eng, -bytes);
     LOG_INFO("region %s of %s closed", r->info.encoded_name, r->info.table);
     region_free(r);
-    return rc;
+    return ST_OK;
 }
 
 const table_schema *region_get_schema(const region *r)
@@ -373,28 +393,57 @@ const region_info *region_get_info(const region *r)
 typedef struct prepared {
     cell_t *cells;
     size_t ncells;
+    bool needs_latest; /* some Delete cell still has the LATEST timestamp */
 } prepared;
 
+/* The timestamp of the (skip+1)-th newest visible version of the cell's column, or
+ * now_ms when there are not that many (HBase's Delete with LATEST_TIMESTAMP). */
 static int latest_version_ts(region *r, const uint8_t *row, size_t row_len, const cell_t *c,
-                             int64_t now_ms, int64_t *ts)
+                             size_t skip, int64_t now_ms, int64_t *ts)
 {
     scan_column col = {c->family, c->family_len, c->qualifier, c->qualifier_len};
     scan_spec spec = {0};
     spec.columns = &col;
     spec.ncolumns = 1;
-    spec.max_versions = 1;
+    spec.max_versions = (int)(skip + 1);
     scan_result res;
     scan_result_init(&res);
     int rc = region_read_row(r, row, row_len, &spec, &res);
-    *ts = (rc == ST_OK && res.ncells > 0) ? res.cells[0].ts : now_ms;
+    *ts = (rc == ST_OK && res.ncells > skip) ? res.cells[skip].ts : now_ms;
     scan_result_free(&res);
     return rc;
 }
 
+/* Settles Delete cells with LATEST timestamps; runs with the row lock held so that
+ * concurrent deletes of "the latest version" each take a different one. Several such
+ * cells for one column in one mutation delete that many versions. */
+static int resolve_latest_deletes(region *r, const uint8_t *row, size_t row_len, prepared *p,
+                                  int64_t now_ms)
+{
+    if (!p->needs_latest)
+        return ST_OK;
+    /* Last to first, so the earlier cells of the same column are still unresolved and
+     * count how many newer versions this one must skip. */
+    for (size_t i = p->ncells; i-- > 0;) {
+        cell_t *c = &p->cells[i];
+        if (c->type != CELL_TYPE_DELETE || c->ts != CELL_LATEST_TIMESTAMP)
+            continue;
+        size_t skip = 0;
+        for (size_t j = 0; j < i; j++)
+            if (p->cells[j].type == CELL_TYPE_DELETE && p->cells[j].ts == CELL_LATEST_TIMESTAMP &&
+                cell_compare_column(&p->cells[j], c) == 0)
+                skip++;
+        int rc = latest_version_ts(r, row, row_len, c, skip, now_ms, &c->ts);
+        if (rc != ST_OK)
+            return rc;
+    }
+    p->needs_latest = false;
+    return ST_OK;
+}
+
 static int prepare_mutation(region *r, const mutation *m, int64_t now_ms, prepared *p)
 {
-    p->cells = NULL;
-    p->ncells = 0;
+    memset(p, 0, sizeof(*p));
     int rc = region_check_row(r, m->row, m->row_len);
     if (rc != ST_OK)
         return rc;
@@ -408,6 +457,7 @@ static int prepare_mutation(region *r, const mutation *m, int64_t now_ms, prepar
         cell_t c = m->cells[i];
         c.row = m->row;
         c.row_len = (uint32_t)m->row_len;
+        c.seq = 0;
         if (!region_find_store(r, c.family, c.family_len)) {
             rc = st_error(ST_UNKNOWN_FAMILY, "region %s of %s: unknown column family '%.*s'",
                           r->info.encoded_name, r->info.table, (int)c.family_len,
@@ -423,7 +473,7 @@ static int prepare_mutation(region *r, const mutation *m, int64_t now_ms, prepar
             c.qualifier_len = 0;
         if (c.ts == CELL_LATEST_TIMESTAMP) {
             if (c.type == CELL_TYPE_DELETE)
-                rc = latest_version_ts(r, m->row, m->row_len, &c, now_ms, &c.ts);
+                p->needs_latest = true; /* settled under the row lock */
             else
                 c.ts = now_ms;
         } else if (c.ts < 0) {
@@ -434,8 +484,7 @@ static int prepare_mutation(region *r, const mutation *m, int64_t now_ms, prepar
     }
     if (rc != ST_OK) {
         free(p->cells);
-        p->cells = NULL;
-        p->ncells = 0;
+        memset(p, 0, sizeof(*p));
     }
     return rc;
 }
@@ -454,6 +503,12 @@ static int apply_prepared(region *r, prepared *ps, size_t n, durability d)
         return ST_NOMEM;
     pthread_rwlock_rdlock(&r->update_lock);
     uint64_t seq = mvcc_begin(r->mvcc);
+    if (seq == 0) {
+        pthread_rwlock_unlock(&r->update_lock);
+        free(all);
+        return st_error(ST_NOMEM, "region %s: out of memory starting a write",
+                        r->info.encoded_name);
+    }
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < ps[i].ncells; j++) {
@@ -466,7 +521,9 @@ static int apply_prepared(region *r, prepared *ps, size_t n, durability d)
         rc = wal_append(engine_wal(r->eng), &e, d);
     }
     size_t charge = 0;
-    /* Backwards, so a later cell with the same key as an earlier one wins. */
+    /* Backwards, so a later cell with the same key as an earlier one wins. A failure
+     * here (out of memory) after the WAL append leaves the outcome unknown to the
+     * caller, as a timeout would: replay applies the whole edit. */
     for (size_t i = total; rc == ST_OK && i-- > 0;) {
         store *s = region_find_store(r, all[i].family, all[i].family_len);
         rc = store_add(s, &all[i]);
@@ -492,6 +549,8 @@ int region_apply_locked(region *r, const mutation *m, int64_t now_ms)
 {
     prepared p;
     int rc = prepare_mutation(r, m, now_ms, &p);
+    if (rc == ST_OK)
+        rc = resolve_latest_deletes(r, m->row, m->row_len, &p, now_ms);
     if (rc == ST_OK)
         rc = apply_prepared(r, &p, 1, effective_durability(r, m->durability));
     free(p.cells);
@@ -520,27 +579,25 @@ static int cmp_lock_ptr(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Applies ms[from, to) (distinct rows, all prepared) under their row locks. */
-static int apply_group(region *r, const mutation *ms, prepared *ps, size_t from, size_t to,
-                       int *results)
+/* Applies the prepared mutations ms[i]/ps[i] of one group (rows distinct) whose
+ * results[i] are still ST_OK, as one transaction under their row locks. */
+static void apply_group(region *r, const mutation *ms, prepared *ps, size_t n, int *results,
+                        int64_t now_ms)
 {
-    size_t n = to - from;
-    pthread_mutex_t **locks = malloc(n * sizeof(*locks));
-    if (!locks)
-        return ST_NOMEM;
+    pthread_mutex_t **locks = malloc((n ? n : 1) * sizeof(*locks));
+    prepared *live = malloc((n ? n : 1) * sizeof(*live));
+    int rc = locks && live ? ST_OK : ST_NOMEM;
     durability d = DURABILITY_SKIP_WAL;
-    size_t nl = 0, live = 0;
-    for (size_t i = from; i < to; i++) {
+    size_t nl = 0, held = 0, nlive = 0;
+    for (size_t i = 0; i < n && rc == ST_OK; i++) {
         if (results[i] != ST_OK)
             continue;
         durability di = effective_durability(r, ms[i].durability);
         d = di > d ? di : d;
         locks[nl++] = region_row_lock_for(r, ms[i].row, ms[i].row_len);
-        ps[live++] = ps[i];
     }
-    qsort(locks, nl, sizeof(*locks), cmp_lock_ptr);
-    size_t held = 0;
-    int rc = ST_OK;
+    if (rc == ST_OK)
+        qsort(locks, nl, sizeof(*locks), cmp_lock_ptr);
     for (size_t i = 0; i < nl && rc == ST_OK; i++) {
         if (held && locks[held - 1] == locks[i])
             continue;
@@ -548,25 +605,62 @@ static int apply_group(region *r, const mutation *ms, prepared *ps, size_t from,
         if (rc == ST_OK)
             locks[held++] = locks[i];
     }
+    for (size_t i = 0; i < n && rc == ST_OK; i++) {
+        if (results[i] != ST_OK)
+            continue;
+        results[i] = resolve_latest_deletes(r, ms[i].row, ms[i].row_len, &ps[i], now_ms);
+        if (results[i] == ST_OK)
+            live[nlive++] = ps[i];
+    }
     if (rc == ST_OK)
-        rc = apply_prepared(r, ps, live, d);
+        rc = apply_prepared(r, live, nlive, d);
     for (size_t i = 0; i < held; i++)
         pthread_mutex_unlock(locks[i]);
     free(locks);
-    for (size_t i = from; i < to; i++)
-        if (results[i] == ST_OK)
+    free(live);
+    size_t done = 0;
+    for (size_t i = 0; i < n; i++)
+        if (results[i] == ST_OK) {
             results[i] = rc;
+            done++;
+        }
     if (rc == ST_OK)
-        atomic_fetch_add(&r->write_requests, live);
-    return rc;
+        atomic_fetch_add(&r->write_requests, done);
 }
 
-static bool row_in(const mutation *ms, size_t from, size_t to, const mutation *m)
+/* A set of row hashes, to cut a batch into groups without a repeated row. Entries
+ * belong to the current group when their generation matches; a new group just bumps
+ * the generation. A hash collision only starts a new group early. */
+typedef struct row_set {
+    uint64_t *hashes;
+    uint32_t *gens;
+    size_t mask;
+    uint32_t gen;
+} row_set;
+
+static uint64_t row_set_hash(const uint8_t *row, size_t len)
 {
-    for (size_t i = from; i < to; i++)
-        if (ms[i].row_len == m->row_len && memcmp(ms[i].row, m->row, m->row_len) == 0)
+    uint64_t h = 1469598103934665603ull; /* FNV-1a, 64-bit */
+    for (size_t i = 0; i < len; i++) {
+        h ^= row[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* Inserts the row; returns false if the current group already holds it. */
+static bool row_set_add(row_set *s, const uint8_t *row, size_t len)
+{
+    uint64_t h = row_set_hash(row, len);
+    for (size_t i = h & s->mask;; i = (i + 1) & s->mask) {
+        if (s->gens[i] != s->gen) {
+            s->gens[i] = s->gen;
+            s->hashes[i] = h;
             return true;
-    return false;
+        }
+        if (s->hashes[i] == h)
+            return false;
+    }
 }
 
 int region_batch_mutate(region *r, const mutation *ms, size_t n, int *results)
@@ -577,35 +671,42 @@ int region_batch_mutate(region *r, const mutation *ms, size_t n, int *results)
             results[i] = rc;
         return rc;
     }
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    row_set seen = {malloc(cap * sizeof(uint64_t)), calloc(cap, sizeof(uint32_t)), cap - 1, 1};
     prepared *ps = calloc(n ? n : 1, sizeof(*ps));
-    prepared *tmp = calloc(n ? n : 1, sizeof(*tmp));
-    if (!ps || !tmp) {
+    if (!ps || !seen.hashes || !seen.gens) {
         free(ps);
-        free(tmp);
+        free(seen.hashes);
+        free(seen.gens);
+        for (size_t i = 0; i < n; i++)
+            results[i] = ST_NOMEM;
         return ST_NOMEM;
     }
     int64_t now = clock_now_ms();
-    int first = ST_OK;
     size_t from = 0;
     for (size_t i = 0; i < n; i++) {
-        /* Rows repeat rarely; a repeat starts a new group so that each row's mutations
-         * apply in order with their own sequence ids. */
-        if (row_in(ms, from, i, &ms[i])) {
-            memcpy(tmp, ps + from, (i - from) * sizeof(*tmp));
-            apply_group(r, ms, tmp, from, i, results);
+        /* A repeated row starts a new group, so each row's mutations apply in order
+         * with their own sequence ids. */
+        if (!row_set_add(&seen, ms[i].row, ms[i].row_len)) {
+            apply_group(r, ms + from, ps + from, i - from, results + from, now);
+            seen.gen++;
+            row_set_add(&seen, ms[i].row, ms[i].row_len);
             from = i;
         }
         results[i] = prepare_mutation(r, &ms[i], now, &ps[i]);
     }
-    memcpy(tmp, ps + from, (n - from) * sizeof(*tmp));
-    apply_group(r, ms, tmp, from, n, results);
+    apply_group(r, ms + from, ps + from, n - from, results + from, now);
+    int first = ST_OK;
     for (size_t i = 0; i < n; i++) {
         free(ps[i].cells);
         if (first == ST_OK && results[i] != ST_OK)
             first = results[i];
     }
     free(ps);
-    free(tmp);
+    free(seen.hashes);
+    free(seen.gens);
     region_maybe_request_flush(r);
     return first;
 }
@@ -640,9 +741,21 @@ static int build_input(region *r, const scan_spec *spec, const store_read_hint *
     kv_iter **iters = NULL;
     size_t n = 0, cap = 0;
     int rc = ST_OK;
-    for (size_t i = 0; i < r->schema.nfamilies && rc == ST_OK; i++)
-        if (family_wanted(spec, &r->schema.families[i]))
-            rc = store_collect_iters(r->stores[i], rp, hint, &iters, &n, &cap);
+    for (;;) {
+        uint64_t gen = atomic_load(&r->flush_gen);
+        if (gen & 1) {
+            sched_yield(); /* a flush is swapping snapshots for files */
+            continue;
+        }
+        for (size_t i = 0; i < r->schema.nfamilies && rc == ST_OK; i++)
+            if (family_wanted(spec, &r->schema.families[i]))
+                rc = store_collect_iters(r->stores[i], rp, hint, &iters, &n, &cap);
+        if (rc != ST_OK || atomic_load(&r->flush_gen) == gen)
+            break;
+        for (size_t i = 0; i < n; i++)
+            kv_iter_destroy(iters[i]);
+        n = 0;
+    }
     if (rc == ST_OK) {
         *out = merge_iter_new(iters, n);
         if (!*out)

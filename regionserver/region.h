@@ -65,8 +65,11 @@ typedef struct region region;
 typedef struct region_scanner region_scanner;
 
 int region_open(engine *e, const table_schema *schema, const region_info *info, region **out);
-/* Stops new work, waits for running flush/compaction, flushes if flush is true, frees r.
- * Returns the flush status (the region is freed either way). */
+/* Stops new work, waits for queued flushes/compactions, flushes if flush is true, and
+ * frees r. If that flush fails the region stays open (nothing acknowledged is dropped)
+ * and the error is returned; the caller may retry or abort. Closing without a flush
+ * leaves the edits in the WAL for replay. The caller must have ended every operation
+ * and scanner on the region first. */
 int region_close(region *r, bool flush);
 
 const table_schema *region_get_schema(const region *r);

@@ -48,15 +48,20 @@ struct region {
     _Atomic uint64_t flushes;
     _Atomic uint64_t compactions;
     _Atomic uint64_t max_flushed_seq;
+    /* Odd while a flush swaps memstore snapshots for files: readers that collected
+     * their iterators across such a swap collect again (a file has no read point, so
+     * a half-swapped view could show one family's half of a newer mutation). */
+    _Atomic uint64_t flush_gen;
     struct region *next_in_engine; /* engine's list, guarded by the engine */
 };
 
 /* Engine hooks (engine.c). */
 void engine_register_region(engine *e, region *r);
 void engine_unregister_region(engine *e, region *r);
-/* Queues background work; the engine takes a region reference for it. */
-void engine_request_flush(engine *e, region *r);
-void engine_request_compaction(engine *e, region *r);
+/* Queues background work; the engine takes a region reference for it. False if the
+ * region is closing or memory ran out (nothing was queued). */
+bool engine_request_flush(engine *e, region *r);
+bool engine_request_compaction(engine *e, region *r);
 /* Global memstore accounting and write admission. */
 void engine_memstore_add(engine *e, int64_t delta);
 /* Waits while the global memstore is over its limit (requesting flushes); ST_OK or
@@ -77,6 +82,8 @@ int region_compact_internal(region *r, bool major);
 /* Waits (up to blocking_wait_ms) while any store has blocking_store_files files. */
 int region_wait_store_files(region *r);
 void region_maybe_request_flush(region *r);
+/* Queues a flush whatever the memstore size (global memory pressure). */
+void region_request_flush_forced(region *r);
 
 /* region.c: applies one row mutation with its row lock already held. */
 int region_apply_locked(region *r, const mutation *m, int64_t now_ms);

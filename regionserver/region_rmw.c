@@ -25,15 +25,17 @@ static int read_column(region *r, const uint8_t *row, size_t row_len, const uint
     return region_read_row(r, row, row_len, &spec, res);
 }
 
-/* HBase's rule: the given value is compared with the existing one, `value op existing`;
- * an absent cell matches only a NULL value (and then every op but !=). */
+/* HBase's rule: the given value is compared with the existing one, `value op existing`.
+ * A NULL or empty value asks about absence: it matches an absent or empty cell for
+ * every op but != (and a present, non-empty cell only for !=). An absent cell never
+ * matches a non-empty value. */
 static bool check_matches(const scan_result *cur, compare_op op, const uint8_t *value,
                           size_t value_len)
 {
-    bool absent = cur->ncells == 0;
-    if (!value)
-        return absent ? op != CMP_NOT_EQUAL : (cur->cells[0].value_len == 0 && op != CMP_NOT_EQUAL);
-    if (absent)
+    bool empty = cur->ncells == 0 || cur->cells[0].value_len == 0;
+    if (!value || value_len == 0)
+        return empty == (op != CMP_NOT_EQUAL);
+    if (cur->ncells == 0)
         return false;
     const cell_t *c = &cur->cells[0];
     int cmp = cell_compare_rows(value, value_len, c->value, c->value_len);

@@ -242,12 +242,13 @@ static bool file_passes(const store *s, const storefile *f, const store_read_hin
     if (!h)
         return true;
     bool all_time = h->min_ts == 0 && h->max_ts == 0;
+    int64_t max_ts = h->max_ts == 0 ? INT64_MAX : h->max_ts; /* 0: no upper bound */
     /* Cells all older than the range: their delete markers can only mask cells that
      * are older still, so the file cannot change the answer. */
     if (!all_time && info->max_ts < h->min_ts)
         return false;
     /* Cells all newer than the range matter only through delete markers. */
-    if (!all_time && info->min_ts >= h->max_ts && info->delete_count == 0)
+    if (!all_time && info->min_ts >= max_ts && info->delete_count == 0)
         return false;
     if (h->row) {
         if (h->qualifier)
@@ -303,10 +304,11 @@ bool store_has_snapshot(store *s)
     return have;
 }
 
-bool store_snapshot(store *s, uint64_t flush_seq)
+int store_snapshot(store *s, uint64_t flush_seq, bool *took)
 {
+    *took = false;
+    int rc = ST_OK;
     pthread_mutex_lock(&s->mu);
-    bool have = false;
     if (!s->snapshot && memstore_count(s->active) > 0) {
         memstore *fresh = memstore_new();
         if (fresh) {
@@ -314,13 +316,13 @@ bool store_snapshot(store *s, uint64_t flush_seq)
             s->snapshot_seq = flush_seq;
             s->active = fresh;
             atomic_store(&s->snapshot_bytes, atomic_exchange(&s->active_bytes, 0));
-            have = true;
+            *took = true;
         } else {
-            LOG_ERROR("store %s: out of memory starting a flush", s->dir);
+            rc = st_error(ST_NOMEM, "store %s: out of memory starting a flush", s->dir);
         }
     }
     pthread_mutex_unlock(&s->mu);
-    return have;
+    return rc;
 }
 
 static storefile_options file_options(const store *s)
@@ -582,6 +584,14 @@ int store_compact(store *s, const compaction_policy *p, bool major, int64_t now_
         storefile_unref(in[i]);
     free(in);
     return rc;
+}
+
+bool store_compacting(store *s)
+{
+    pthread_mutex_lock(&s->mu);
+    bool busy = s->compacting;
+    pthread_mutex_unlock(&s->mu);
+    return busy;
 }
 
 bool store_needs_compaction(store *s, const compaction_policy *p)

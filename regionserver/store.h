@@ -61,10 +61,11 @@ int store_collect_iters(store *s, uint64_t read_point, const store_read_hint *hi
                         kv_iter ***iters, size_t *n, size_t *cap);
 
 /* Flush steps (see top). store_snapshot moves the active memstore aside as the snapshot
- * of flush_seq (every cell in it has a lower sequence id) and returns true, unless the
+ * of flush_seq (every cell in it has a lower sequence id) and sets *took, unless the
  * memstore is empty or a snapshot is already waiting (a failed flush: it keeps its own
- * sequence id and must be flushed first). store_has_snapshot tells which. */
-bool store_snapshot(store *s, uint64_t flush_seq);
+ * sequence id and must be flushed first). ST_NOMEM if a fresh memstore cannot be made.
+ * store_has_snapshot tells whether one waits. */
+int store_snapshot(store *s, uint64_t flush_seq, bool *took);
 bool store_has_snapshot(store *s);
 /* Writes the waiting snapshot to a new store file and swaps it in; a no-op without one.
  * *flushed_bytes gets the memstore bytes released. */
@@ -73,6 +74,8 @@ int store_flush_snapshot(store *s, size_t *flushed_bytes);
 /* Runs one compaction if the policy (or major) selects files. *did tells whether it
  * ran. A major compaction takes every file and uses SCAN_MODE_COMPACT_MAJOR. */
 int store_compact(store *s, const compaction_policy *p, bool major, int64_t now_ms, bool *did);
+/* True while a compaction of this store runs. */
+bool store_compacting(store *s);
 /* True if the policy would select something now. */
 bool store_needs_compaction(store *s, const compaction_policy *p);
 

@@ -15,12 +15,14 @@
  *
  * The current file, driven only by the I/O owner (a leader or wal_roll):
  *
- *     (none) --roll_file--> OPEN --write or sync fails: abandon--> ABANDONED
- *       ^                    |                                       |
- *       |                    +-- size >= roll_size, next batch --+   | roll_file
- *       |                                                        v   v
- *       +------ roll_file fails (need_roll: retried before the next batch)
+ *   from       event                                    function     to
+ *   NONE       wal_open, or a batch with data to write  roll_file    OPEN (fails: NONE)
+ *   OPEN       batch starts with size >= roll_size      roll_file    OPEN, a new file
+ *   OPEN       wal_roll                                 roll_file    OPEN, a new file
+ *   OPEN       a batch's write or sync fails            abandon      ABANDONED
+ *   ABANDONED  at once                                  roll_file    OPEN (fails: NONE)
  *
+ * NONE means no current file (need_roll set): the next batch with data rolls first.
  * abandon() truncates the file back to the end of the last good batch and rolls
  * at once; the new file's header records that end, so an acknowledged edit never
  * sits after a hole or a damaged record. roll_file() syncs and closes the old file,
@@ -343,7 +345,7 @@ static void abandon(wal *w, uint64_t good_end)
     w->cur_end = good_end;
     if (w->cur_synced > good_end)
         w->cur_synced = good_end;
-    w->abandoned = true;
+    w->abandoned = w->need_roll = true;
     if (roll_file(w) != ST_OK)
         LOG_ERROR("wal %s: rolling after a failed write failed; retrying before the next "
                   "batch",

@@ -59,10 +59,11 @@ typedef struct wal_edit {
 typedef struct wal_stats {
     uint64_t appends;  /* records appended */
     uint64_t writes;   /* write() batches issued */
-    uint64_t syncs;    /* fdatasync calls */
-    uint64_t bytes;    /* bytes written in total */
+    uint64_t syncs;    /* fdatasync calls (batches, new-file headers, rolls) */
+    uint64_t bytes;    /* bytes written in total (records and file headers) */
     uint64_t rolls;    /* files rolled */
-    uint64_t files;    /* live files in the directory */
+    uint64_t files;    /* files this log wrote and has not deleted (older files left
+                          for wal_split() are not counted) */
 } wal_stats;
 
 typedef struct wal wal;
@@ -71,8 +72,10 @@ typedef struct wal wal;
  * (old files are left alone: recovery reads them with wal_split()). */
 int wal_open(const wal_options *o, wal **out);
 /* Appends one edit; returns when it is as durable as d asks (d must not be USE_DEFAULT).
- * On failure the edit must be treated as not written; the log stays usable if the
- * failure was transient (a later append retries on a fresh file after a failed sync). */
+ * On failure the edit must be treated as not written (the writer cuts it from the
+ * file); the log stays usable if the failure was transient (it rolls to a fresh file
+ * after a failed write or sync). Every waiter of a failed batch gets the error;
+ * ASYNC_WAL edits of a failed batch are queued again. */
 int wal_append(wal *w, const wal_edit *e, durability d);
 /* Writes everything queued (including ASYNC_WAL edits) and fdatasyncs. */
 int wal_sync(wal *w);
@@ -109,10 +112,11 @@ int wal_list_files(const char *dir, char ***paths, size_t *count);
  * file its writer wrote). See docs/formats/wal.md, "Reading a directory". */
 int wal_read_dir(const char *dir, wal_edit_fn fn, void *ctx);
 
-/* Splits every WAL file in wal_dir (only the newest may have a torn tail) into
- * per-region recovered-edits files under root_dir
- * (<root>/data/<ns>/<table>/<region>/recovered.edits/<20-digit max seq>), fsyncs them,
- * then deletes the WAL files. On error nothing is deleted. */
+/* Splits every WAL file in wal_dir (read as wal_read_dir() does: only the last file
+ * of a writer may have a torn tail) into per-region recovered-edits files under
+ * root_dir (<root>/data/<ns>/<table>/<region>/recovered.edits/<20-digit max seq>),
+ * fsyncs them, then deletes the WAL files. On error no WAL file is deleted and the
+ * error is returned. A missing wal_dir is not an error. */
 int wal_split(const char *wal_dir, const char *root_dir);
 
 #endif

@@ -63,6 +63,8 @@ static int out_new(const char *root, const wal_edit *e, split_out **out)
     int rc = layout_split_table_name(e->table, &ns, &q);
     free(ns);
     free(q);
+    if (rc == ST_OK)
+        rc = layout_validate_name_part(e->region); /* it becomes a directory name */
     if (rc != ST_OK) {
         char why[256];
         snprintf(why, sizeof(why), "%s", st_errmsg());
@@ -120,10 +122,13 @@ static int on_edit(const wal_edit *e, void *arg)
     wal_map_ent *ent = wal_map_put(&s->outs, s->key.data, s->key.len);
     if (!ent)
         return st_error(ST_NOMEM, "wal split: out of memory");
-    int rc = ST_OK;
-    if (!ent->ptr && (rc = out_new(s->root, e, (split_out **)&ent->ptr)) != ST_OK)
-        return rc;
     split_out *o = ent->ptr;
+    int rc = ST_OK;
+    if (!o) {
+        if ((rc = out_new(s->root, e, &o)) != ST_OK)
+            return rc;
+        ent->ptr = o;
+    }
     if ((rc = wal_record_encode(e, &o->buf)) != ST_OK)
         return rc;
     if (e->seq > o->max_seq)

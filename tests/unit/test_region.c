@@ -232,6 +232,7 @@ typedef struct race {
     int id;
     int iters;
     _Atomic int stop;
+    _Atomic int *stop_ptr;
     _Atomic long torn;
     _Atomic long winners;
 } race;
@@ -240,7 +241,7 @@ static void *multi_family_writer(void *arg)
 {
     race *rc = arg;
     char v[32];
-    for (int i = 0; i < rc->iters; i++) {
+    for (int i = 0; !atomic_load(rc->stop_ptr); i++) {
         snprintf(v, sizeof(v), "%d-%d", rc->id, i);
         cell_t cells[2];
         memset(cells, 0, sizeof(cells));
@@ -257,8 +258,6 @@ static void *multi_family_writer(void *arg)
         mutation m = {(const uint8_t *)"hot", 3, cells, 2, DURABILITY_SKIP_WAL};
         if (region_mutate(rc->f->reg, &m) != ST_OK)
             atomic_fetch_add(&rc->torn, 1000000);
-        if (i % 500 == 0)
-            region_flush(rc->f->reg);
     }
     return NULL;
 }
@@ -283,23 +282,40 @@ static void *multi_family_reader(void *arg)
     return NULL;
 }
 
+static void *flusher(void *arg)
+{
+    race *rc = arg;
+    while (!atomic_load(&rc->stop))
+        region_flush(rc->f->reg);
+    return NULL;
+}
+
+/* Writers put the same value into families a and b of one row; a flusher keeps
+ * swapping memstores for files; readers must always see both halves or neither. */
 static void concurrent_reader_never_sees_half_a_row(void **state)
 {
     fixture *f = *state;
-    race rc = {.f = f, .iters = 3000};
-    pthread_t w[2], rd[2];
-    race ws[2];
-    for (int i = 0; i < 2; i++) {
+    race rc = {.f = f};
+    rc.stop_ptr = &rc.stop;
+    enum { W = 2, R = 3 };
+    pthread_t w[W], rd[R], fl;
+    race ws[W];
+    pthread_create(&fl, NULL, flusher, &rc);
+    for (int i = 0; i < W; i++) {
         ws[i] = rc;
         ws[i].id = i;
+        ws[i].stop_ptr = &rc.stop;
         pthread_create(&w[i], NULL, multi_family_writer, &ws[i]);
-        pthread_create(&rd[i], NULL, multi_family_reader, &rc);
     }
-    for (int i = 0; i < 2; i++)
-        pthread_join(w[i], NULL);
+    for (int i = 0; i < R; i++)
+        pthread_create(&rd[i], NULL, multi_family_reader, &rc);
+    clock_sleep_ms(2000);
     atomic_store(&rc.stop, 1);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < W; i++)
+        pthread_join(w[i], NULL);
+    for (int i = 0; i < R; i++)
         pthread_join(rd[i], NULL);
+    pthread_join(fl, NULL);
     assert_int_equal(atomic_load(&rc.torn) + atomic_load(&ws[0].torn) + atomic_load(&ws[1].torn),
                      0);
 }
@@ -656,6 +672,207 @@ static void scan_with_filter_inside_region(void **state)
     filter_free(fl);
 }
 
+static cell_t put_cell(const char *fam, const char *qual, const char *value)
+{
+    cell_t c;
+    memset(&c, 0, sizeof(c));
+    c.family = (const uint8_t *)fam;
+    c.family_len = (uint32_t)strlen(fam);
+    c.qualifier = (const uint8_t *)qual;
+    c.qualifier_len = (uint32_t)strlen(qual);
+    c.value = (const uint8_t *)value;
+    c.value_len = (uint32_t)strlen(value);
+    c.ts = CELL_LATEST_TIMESTAMP;
+    c.type = CELL_TYPE_PUT;
+    return c;
+}
+
+/* Regression: a batch that repeats a row is cut into groups; every mutation of every
+ * group must be applied (an indexing slip once dropped the later groups' ones). */
+static void batch_with_repeated_rows_applies_everything(void **state)
+{
+    fixture *f = *state;
+    cell_t c[6] = {put_cell("a", "q1", "1"), put_cell("a", "q2", "2"), put_cell("a", "q", "x"),
+                   put_cell("a", "q2", "x2"), put_cell("a", "q", "y"), put_cell("a", "q", "z")};
+    mutation ms[6] = {
+        {(const uint8_t *)"A", 1, &c[0], 1, DURABILITY_USE_DEFAULT},
+        {(const uint8_t *)"A", 1, &c[1], 1, DURABILITY_USE_DEFAULT},
+        {(const uint8_t *)"X", 1, &c[2], 1, DURABILITY_USE_DEFAULT},
+        {(const uint8_t *)"X", 1, &c[3], 1, DURABILITY_USE_DEFAULT},
+        {(const uint8_t *)"Y", 1, &c[4], 1, DURABILITY_USE_DEFAULT},
+        {(const uint8_t *)"Z", 1, &c[5], 1, DURABILITY_USE_DEFAULT},
+    };
+    int results[6];
+    assert_int_equal(region_batch_mutate(f->reg, ms, 6, results), ST_OK);
+    char v[16];
+    const char *expect[][3] = {{"A", "q1", "1"}, {"A", "q2", "2"}, {"X", "q", "x"},
+                               {"X", "q2", "x2"}, {"Y", "q", "y"}, {"Z", "q", "z"}};
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(results[i], ST_OK);
+        assert_int_equal(tu_get(f->reg, expect[i][0], "a", expect[i][1], v, sizeof(v)), 1);
+        assert_string_equal(v, expect[i][2]);
+    }
+    /* A large batch of distinct rows plus repeats. */
+    enum { N = 5000 };
+    mutation *big = calloc(N, sizeof(*big));
+    cell_t *cells = calloc(N, sizeof(*cells));
+    char (*rows)[16] = calloc(N, 16);
+    int *res = calloc(N, sizeof(int));
+    for (int i = 0; i < N; i++) {
+        snprintf(rows[i], 16, "b%05d", i % 4000);
+        cells[i] = put_cell("b", "q", rows[i]);
+        big[i] = (mutation){(const uint8_t *)rows[i], strlen(rows[i]), &cells[i], 1,
+                            DURABILITY_USE_DEFAULT};
+    }
+    assert_int_equal(region_batch_mutate(f->reg, big, N, res), ST_OK);
+    assert_int_equal(count_rows(f->reg, false, "b", "c"), 4000);
+    free(big);
+    free(cells);
+    free(rows);
+    free(res);
+}
+
+/* Regression: a close whose flush fails keeps the region and its memstore. */
+static void close_with_failed_flush_keeps_the_region(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(tu_put(f->reg, "keep", "a", "q", "me", CELL_LATEST_TIMESTAMP), ST_OK);
+    fio_fault fault = {.op = FIO_OP_RENAME, .path_match = "/data/", .count = -1, .error = ST_IO};
+    fio_fault_set(&fault);
+    assert_int_not_equal(region_close(f->reg, true), ST_OK);
+    fio_fault_clear();
+    char v[16];
+    assert_int_equal(tu_get(f->reg, "keep", "a", "q", v, sizeof(v)), 1);
+    assert_int_equal(tu_put(f->reg, "keep2", "a", "q", "too", CELL_LATEST_TIMESTAMP), ST_OK);
+    assert_int_equal(wal_roll(engine_wal(f->eng)), ST_OK);
+    close_engine(f, true);
+    open_engine(f, NULL);
+    assert_int_equal(tu_get(f->reg, "keep", "a", "q", v, sizeof(v)), 1);
+    assert_int_equal(tu_get(f->reg, "keep2", "a", "q", v, sizeof(v)), 1);
+}
+
+/* Regression: global memstore pressure forces flushes of regions below their flush
+ * size instead of blocking writers until they time out. */
+static void global_memstore_limit_forces_flushes(void **state)
+{
+    fixture *f = *state;
+    close_engine(f, true);
+    engine_options o;
+    engine_options_init(&o);
+    o.global_memstore_limit = 1 << 20;
+    o.blocking_wait_ms = 10000;
+    open_engine(f, &o);
+    char row[32], value[1024];
+    memset(value, 'v', sizeof(value) - 1);
+    value[sizeof(value) - 1] = 0;
+    for (int i = 0; i < 4000; i++) {
+        snprintf(row, sizeof(row), "g%05d", i);
+        assert_int_equal(tu_put(f->reg, row, "a", "q", value, CELL_LATEST_TIMESTAMP), ST_OK);
+    }
+    region_stats st;
+    region_get_stats(f->reg, &st);
+    assert_true(st.flushes > 0);
+    assert_true(st.memstore_size < 4000u * 1024u);
+}
+
+typedef struct deleter_arg {
+    fixture *f;
+    int n;
+    _Atomic int errors;
+} deleter_arg;
+
+static void *latest_deleter(void *arg)
+{
+    deleter_arg *a = arg;
+    for (int i = 0; i < a->n; i++) {
+        cell_t d;
+        mutation m = delete_of("v", &d, "a", "q", CELL_TYPE_DELETE, CELL_LATEST_TIMESTAMP);
+        if (region_mutate(a->f->reg, &m) != ST_OK)
+            atomic_fetch_add(&a->errors, 1);
+    }
+    return NULL;
+}
+
+/* Regression: concurrent "delete the latest version" calls each take a different
+ * version (the target is found under the row lock). */
+static void concurrent_latest_deletes_take_distinct_versions(void **state)
+{
+    fixture *f = *state;
+    f->schema.families[0].versions = 200;
+    close_engine(f, true);
+    open_engine(f, NULL);
+    for (int i = 1; i <= 200; i++)
+        assert_int_equal(tu_put(f->reg, "v", "a", "q", "x", i), ST_OK);
+    deleter_arg a = {f, 50, 0};
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, latest_deleter, &a);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    assert_int_equal(atomic_load(&a.errors), 0);
+    scan_column col = {(const uint8_t *)"a", 1, (const uint8_t *)"q", 1};
+    scan_spec spec = {0};
+    spec.columns = &col;
+    spec.ncolumns = 1;
+    spec.max_versions = 1000;
+    scan_result res;
+    scan_result_init(&res);
+    assert_int_equal(region_get(f->reg, (const uint8_t *)"v", 1, &spec, &res), ST_OK);
+    assert_int_equal(res.ncells, 0);
+    /* Two such cells for one column in one mutation delete two versions. */
+    assert_int_equal(tu_put(f->reg, "w", "a", "q", "1", 10), ST_OK);
+    assert_int_equal(tu_put(f->reg, "w", "a", "q", "2", 20), ST_OK);
+    assert_int_equal(tu_put(f->reg, "w", "a", "q", "3", 30), ST_OK);
+    cell_t two[2];
+    mutation m = delete_of("w", &two[0], "a", "q", CELL_TYPE_DELETE, CELL_LATEST_TIMESTAMP);
+    delete_of("w", &two[1], "a", "q", CELL_TYPE_DELETE, CELL_LATEST_TIMESTAMP);
+    m.cells = two;
+    m.ncells = 2;
+    assert_int_equal(region_mutate(f->reg, &m), ST_OK);
+    assert_int_equal(region_get(f->reg, (const uint8_t *)"w", 1, &spec, &res), ST_OK);
+    assert_int_equal(res.ncells, 1);
+    assert_int_equal(res.cells[0].ts, 10);
+    scan_result_free(&res);
+}
+
+/* Regression: a time range with only a lower bound still reads store files. */
+static void open_ended_time_range_reads_files(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(tu_put(f->reg, "tr", "a", "q", "v", 1000), ST_OK);
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    scan_spec spec = {0};
+    spec.min_ts = 500;
+    scan_result res;
+    scan_result_init(&res);
+    assert_int_equal(region_get(f->reg, (const uint8_t *)"tr", 2, &spec, &res), ST_OK);
+    assert_int_equal(res.ncells, 1);
+    spec.min_ts = 1001;
+    assert_int_equal(region_get(f->reg, (const uint8_t *)"tr", 2, &spec, &res), ST_OK);
+    assert_int_equal(res.ncells, 0);
+    scan_result_free(&res);
+}
+
+/* HBase (HBASE-26742): a NULL value with != matches a present, non-empty cell. */
+static void check_absent_not_equal_matches_present_cell(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(tu_put(f->reg, "n", "a", "q", "v", CELL_LATEST_TIMESTAMP), ST_OK);
+    cell_t c = put_cell("a", "r", "w");
+    mutation m = {(const uint8_t *)"n", 1, &c, 1, DURABILITY_USE_DEFAULT};
+    bool applied = false;
+    assert_int_equal(region_check_and_mutate(f->reg, (const uint8_t *)"n", 1, (const uint8_t *)"a",
+                                             1, (const uint8_t *)"q", 1, CMP_NOT_EQUAL, NULL, 0,
+                                             &m, &applied),
+                     ST_OK);
+    assert_true(applied);
+    assert_int_equal(region_check_and_mutate(f->reg, (const uint8_t *)"n", 1, (const uint8_t *)"a",
+                                             1, (const uint8_t *)"absent", 6, CMP_NOT_EQUAL, NULL,
+                                             0, &m, &applied),
+                     ST_OK);
+    assert_false(applied);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -677,6 +894,15 @@ int main(void)
         cmocka_unit_test_setup_teardown(row_delete_and_latest_version_delete, setup, teardown),
         cmocka_unit_test_setup_teardown(server_timestamps_and_ttl, setup, teardown),
         cmocka_unit_test_setup_teardown(scan_with_filter_inside_region, setup, teardown),
+        cmocka_unit_test_setup_teardown(batch_with_repeated_rows_applies_everything, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(close_with_failed_flush_keeps_the_region, setup, teardown),
+        cmocka_unit_test_setup_teardown(global_memstore_limit_forces_flushes, setup, teardown),
+        cmocka_unit_test_setup_teardown(concurrent_latest_deletes_take_distinct_versions, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(open_ended_time_range_reads_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(check_absent_not_equal_matches_present_cell, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

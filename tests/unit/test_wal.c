@@ -12,10 +12,12 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <linux/magic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 
 #include "common/bytes.h"
 #include "common/clock.h"
@@ -406,11 +408,36 @@ static void *gc_worker(void *p)
     return NULL;
 }
 
+/* Group commit only pays when a sync costs something: on tmpfs fdatasync is free and
+ * a leader rarely finds company. So the test log goes to the working directory (the
+ * build tree) when /tmp is a RAM file system. */
+static char *make_disk_tmpdir(void)
+{
+    struct statfs sf;
+    if (statfs("/tmp", &sf) != 0 || (sf.f_type != TMPFS_MAGIC && sf.f_type != RAMFS_MAGIC))
+        return make_tmpdir();
+    char tmpl[] = "test_wal_gc.XXXXXX";
+    assert_non_null(mkdtemp(tmpl));
+    char *full = realpath(tmpl, NULL);
+    assert_non_null(full);
+    return full;
+}
+
+/* Average microseconds of one FSYNC_WAL append with no concurrency. */
+static double fsync_append_us(wal *w)
+{
+    uint64_t t0 = clock_mono_ns();
+    for (uint64_t i = 1; i <= 20; i++)
+        assert_int_equal(append_gen(w, "t1", "warmup", i, DURABILITY_FSYNC_WAL), ST_OK);
+    return (double)(clock_mono_ns() - t0) / 20 / 1000.0;
+}
+
 static void test_group_commit_shares_syncs(void **state)
 {
     (void)state;
-    char *dir = make_tmpdir();
+    char *dir = make_disk_tmpdir();
     wal *w = open_wal(dir, 0, 0);
+    double us = fsync_append_us(w);
     wal_stats before;
     wal_get_stats(w, &before);
     pthread_t th[GC_THREADS];
@@ -426,20 +453,24 @@ static void test_group_commit_shares_syncs(void **state)
     wal_stats st;
     wal_get_stats(w, &st);
     uint64_t syncs = st.syncs - before.syncs;
-    print_message("group commit: %llu appends, %llu writes, %llu syncs\n",
-                  (unsigned long long)st.appends, (unsigned long long)st.writes,
-                  (unsigned long long)syncs);
-    assert_int_equal(st.appends, GC_THREADS * GC_PER_THREAD);
-    assert_true(syncs >= 1);
-    assert_true(syncs * 4 <= st.appends * 3); /* at least a quarter of the syncs shared */
-    assert_true(st.writes == syncs);
+    uint64_t appends = st.appends - before.appends, writes = st.writes - before.writes;
+    print_message("group commit: %llu appends, %llu writes, %llu syncs (%.0f us per lone "
+                  "FSYNC_WAL append)\n",
+                  (unsigned long long)appends, (unsigned long long)writes,
+                  (unsigned long long)syncs, us);
+    assert_int_equal(appends, GC_THREADS * GC_PER_THREAD);
+    assert_true(syncs >= 1 && writes == syncs);
+    if (us >= 50) /* a sync that costs: at least a quarter of them must be shared */
+        assert_true(syncs * 4 <= appends * 3);
+    else
+        print_message("syncs cost nothing here; sharing not checked\n");
     assert_int_equal(wal_close(w), ST_OK);
 
     collector c = {0};
     assert_int_equal(wal_read_dir(dir, collect, &c), ST_OK);
-    assert_int_equal(c.n, GC_THREADS * GC_PER_THREAD);
+    assert_int_equal(c.n, 20 + GC_THREADS * GC_PER_THREAD);
     uint64_t last[GC_THREADS] = {0};
-    for (size_t i = 0; i < c.n; i++) {
+    for (size_t i = 20; i < c.n; i++) {
         int t = c.v[i].region[1] - '0';
         assert_true(t >= 0 && t < GC_THREADS);
         assert_int_equal(c.v[i].seq, (uint64_t)t * 1000 + last[t] + 1); /* in order */
@@ -648,20 +679,26 @@ static void test_corrupt_file_header(void **state)
     buf_t d = {0};
     uint64_t offs[8];
     size_t n = record_offsets(b.data, b.len, offs, 7);
-    for (int variant = 0; variant < 2; variant++) {
+    static const char *const why[] = {"seq", "cell", "left after"};
+    for (int variant = 0; variant < 3; variant++) {
         buf_set(&d, b.data, b.len);
+        buf_append(&d, "\x01\x02\x03\x04", 4);
         uint64_t r = offs[n - 1];
         uint32_t len = be32_get(d.data + r);
         uint8_t *payload = d.data + r + 12;
         if (variant == 0)
             payload[len - 1] ^= 1; /* the last byte of the last cell: its seq */
-        else
+        else if (variant == 1)
             be32_put(payload + 2 + 2 + 2 + 1 + 8, 7); /* ncells of table "t1", region "r" */
+        else
+            be32_put(d.data + r, len += 4); /* four stray bytes after the cells */
+        if (variant < 2)
+            d.len -= 4;
         be32_put(d.data + r + 4, crc32c_value(payload, len));
         be32_put(d.data + r + 8, crc32c_value(d.data + r, 8));
         write_bytes(copy, d.data, d.len);
         assert_int_equal(wal_read_file(copy, true, collect, &c, NULL), ST_CORRUPTION);
-        assert_non_null(strstr(st_errmsg(), variant == 0 ? "seq" : "cell"));
+        assert_non_null(strstr(st_errmsg(), why[variant]));
         assert_int_equal(c.n, n - 1);
         collector_reset(&c);
     }
@@ -755,6 +792,25 @@ static void test_open_leaves_old_files(void **state)
     assert_int_equal(c.n, 4);
     collector_reset(&c);
     free(second);
+    free(p);
+    remove_tmpdir(dir);
+}
+
+/* A log file whose header carries another number than its name is corruption. */
+static void test_corrupt_misnamed_file(void **state)
+{
+    (void)state;
+    char *dir = make_tmpdir();
+    char *p = write_log(dir, 3);
+    char *moved = path_join(dir, "wal.00000000000000000007");
+    assert_int_equal(fio_rename(p, moved), ST_OK);
+    collector c = {0};
+    assert_int_equal(wal_read_dir(dir, collect, &c), ST_CORRUPTION);
+    assert_non_null(strstr(st_errmsg(), "header names file 1"));
+    assert_int_equal(wal_read_file(moved, false, collect, &c, NULL), ST_OK);
+    assert_int_equal(c.n, 3);
+    collector_reset(&c);
+    free(moved);
     free(p);
     remove_tmpdir(dir);
 }
@@ -1119,6 +1175,65 @@ static void test_split_corrupt_wal_deletes_nothing(void **state)
     remove_tmpdir(root);
 }
 
+/* A region name that would leave the root directory is refused, and nothing deleted. */
+static void test_corrupt_split_unsafe_region_name(void **state)
+{
+    (void)state;
+    char *root = make_tmpdir();
+    char *wdir = layout_wal_dir(root, "srv2");
+    wal *w = open_wal(wdir, 0, 0);
+    assert_int_equal(append_gen(w, "t1", "../../escape", 1, DURABILITY_SYNC_WAL), ST_OK);
+    assert_int_equal(wal_close(w), ST_OK);
+    assert_int_equal(wal_split(wdir, root), ST_CORRUPTION);
+    assert_non_null(strstr(st_errmsg(), "escape"));
+    assert_int_equal(count_files(wdir), 1);
+    char *escaped = path_join(root, "data/escape");
+    assert_false(fio_exists(escaped));
+    free(escaped);
+    free(wdir);
+    remove_tmpdir(root);
+}
+
+/* No temp file in any region's recovered.edits directory. */
+static void expect_no_split_temps(const char *root)
+{
+    for (int r = 0; r < 3; r++) {
+        char *red = layout_recovered_edits_dir(root, split_tables[r], split_regions[r]);
+        char **names = NULL;
+        size_t k = 0;
+        if (fio_exists(red))
+            assert_int_equal(fio_list_dir(red, &names, &k), ST_OK);
+        for (size_t i = 0; i < k; i++)
+            assert_null(strstr(names[i], ".tmp"));
+        fio_free_list(names, k);
+        free(red);
+    }
+}
+
+/* A rename failing half-way: the WALs stay, temp files go, and a retry succeeds. */
+static void test_fault_split_rename_then_retry(void **state)
+{
+    (void)state;
+    char *root = make_tmpdir();
+    char *wdir = write_split_input(root, 90);
+    size_t files = count_files(wdir);
+    fio_fault f = {.op = FIO_OP_RENAME, .path_match = "recovered.edits", .skip = 1,
+                   .count = 1, .error = EIO};
+    fio_fault_set(&f);
+    int rc = wal_split(wdir, root);
+    assert_int_equal(fio_fault_hits(), 1);
+    fio_fault_clear();
+    assert_int_equal(rc, ST_IO);
+    assert_int_equal(count_files(wdir), files);
+    expect_no_split_temps(root);
+    assert_int_equal(wal_split(wdir, root), ST_OK);
+    for (int r = 0; r < 3; r++)
+        check_recovered(root, r, 90);
+    assert_int_equal(count_files(wdir), 0);
+    free(wdir);
+    remove_tmpdir(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1134,6 +1249,7 @@ int main(void)
         cmocka_unit_test(test_corrupt_file_header),
         cmocka_unit_test(test_roll_by_size_and_retire_flushed_files),
         cmocka_unit_test(test_open_leaves_old_files),
+        cmocka_unit_test(test_corrupt_misnamed_file),
         cmocka_unit_test(test_async_written_by_background_or_sync),
         cmocka_unit_test(test_sync_levels),
         cmocka_unit_test(test_fault_failed_fsync_rolls_to_new_file),
@@ -1143,6 +1259,8 @@ int main(void)
         cmocka_unit_test(test_abandoned_file_recognised_by_successor),
         cmocka_unit_test(test_split_writes_recovered_edits),
         cmocka_unit_test(test_split_corrupt_wal_deletes_nothing),
+        cmocka_unit_test(test_fault_split_rename_then_retry),
+        cmocka_unit_test(test_corrupt_split_unsafe_region_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,6 +77,7 @@ typedef struct queue {
     pend_ent *ents;
     size_t n, cap;
     size_t nasync;
+    size_t nwaiters;
     bool want_sync;
     waiter *head, *tail;
 } queue;
@@ -105,6 +106,11 @@ struct wal {
     queue q;              /* [mu] pending records and waiters */
     queue spare;          /* [mu] empty buffers to swap in when a batch is taken */
     bool io_busy;         /* [mu] someone owns the current file */
+    pthread_cond_t gather_cv;   /* a gathering leader: enough waiters have arrived */
+    size_t gather_target;       /* [mu] waiters a gathering leader waits for; 0: none */
+    size_t last_sync_waiters;   /* [mu] writers around the last synced batch: its waiters
+                                   plus those that queued during its I/O */
+    uint64_t last_sync_io_ns;   /* [mu] how long that batch's write + sync took */
     bool closing;         /* [mu] wal_close started: appends fail */
     bool bg_stop, bg_kick;
     bool async_unsynced;  /* [mu] ASYNC_WAL records were written but not synced */
@@ -172,13 +178,14 @@ static void queue_add_waiter(queue *q, waiter *wt)
     else
         q->head = wt;
     q->tail = wt;
+    q->nwaiters++;
 }
 
 /* Empties q, keeping its memory. */
 static void queue_reset(queue *q)
 {
     buf_reset(&q->data);
-    q->n = q->nasync = 0;
+    q->n = q->nasync = q->nwaiters = 0;
     q->want_sync = false;
     q->head = q->tail = NULL;
 }
@@ -450,22 +457,59 @@ static void finish_batch_locked(wal *w, queue *b, int rc, const char *msg)
     }
 }
 
+/* Group commit gathering. Without it, N writers that each wait for their own sync
+ * split into two alternating groups: those who return from sync k re-submit while
+ * sync k+1 is already running, so a batch holds about N/2 of them. A leader about to
+ * sync therefore waits briefly (at most the last batch's I/O time, capped) until
+ * as many waiters are queued as there were writers around the last synced batch (its
+ * waiters plus those that queued during its I/O). A lone writer never waits.
+ * Called with mu held and io_busy set. */
+#define GATHER_MAX_NS 500000ull
+
+static void gather_locked(wal *w)
+{
+    size_t target = w->last_sync_waiters;
+    if (!w->q.want_sync || target <= 1 || w->q.nwaiters >= target || w->closing)
+        return;
+    uint64_t wait_ns = w->last_sync_io_ns;
+    if (wait_ns > GATHER_MAX_NS)
+        wait_ns = GATHER_MAX_NS;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t deadline = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + wait_ns;
+    ts.tv_sec = (time_t)(deadline / 1000000000ull);
+    ts.tv_nsec = (long)(deadline % 1000000000ull);
+    w->gather_target = target;
+    while (w->q.nwaiters < target && !w->closing)
+        if (pthread_cond_timedwait(&w->gather_cv, &w->mu, &ts) != 0)
+            break;
+    w->gather_target = 0;
+}
+
 /* Takes the whole queue, writes it as one batch, reports to its waiters. Called and
  * returns with w->mu held; w->io_busy must be false. */
 static void lead_locked(wal *w)
 {
+    w->io_busy = true;
+    gather_locked(w);
     queue b = w->q;
     w->q = w->spare;
     memset(&w->spare, 0, sizeof(w->spare));
-    w->io_busy = true;
     pthread_mutex_unlock(&w->mu);
 
     char msg[WAITER_MSG_LEN] = "";
+    uint64_t t0 = clock_mono_ns();
     int rc = write_batch(w, &b);
     if (rc != ST_OK)
         snprintf(msg, sizeof(msg), "%s", st_errmsg());
+    uint64_t io_ns = clock_mono_ns() - t0;
 
     pthread_mutex_lock(&w->mu);
+    if (b.want_sync) {
+        /* Writers in this batch will be back; those queued meanwhile are waiting. */
+        w->last_sync_waiters = b.nwaiters + w->q.nwaiters;
+        w->last_sync_io_ns = io_ns;
+    }
     finish_batch_locked(w, &b, rc, msg);
     queue_reset(&b);
     queue_free(&w->spare);
@@ -499,6 +543,8 @@ static int commit(wal *w, const buf_t *rec, durability d, bool allow_closed)
     }
     w->q.want_sync |= d == DURABILITY_FSYNC_WAL;
     queue_add_waiter(&w->q, &me);
+    if (w->gather_target && w->q.nwaiters >= w->gather_target)
+        pthread_cond_signal(&w->gather_cv);
     while (!me.done) {
         if (!w->io_busy)
             lead_locked(w);
@@ -547,6 +593,7 @@ static void wal_free(wal *w)
     queue_free(&w->q);
     queue_free(&w->spare);
     pthread_cond_destroy(&w->bg_cv);
+    pthread_cond_destroy(&w->gather_cv);
     pthread_cond_destroy(&w->cv);
     pthread_mutex_destroy(&w->mu);
     free(w->dir);
@@ -576,7 +623,8 @@ static int init_sync(wal *w)
     if (pthread_mutex_init(&w->mu, NULL) || pthread_cond_init(&w->cv, NULL) ||
         pthread_condattr_init(&ca))
         return ST_INTERNAL;
-    int r = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) || pthread_cond_init(&w->bg_cv, &ca);
+    int r = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) || pthread_cond_init(&w->bg_cv, &ca) ||
+            pthread_cond_init(&w->gather_cv, &ca);
     pthread_condattr_destroy(&ca);
     return r ? ST_INTERNAL : ST_OK;
 }

@@ -32,6 +32,19 @@ void clock_set_fake_ms(int64_t ms)
     atomic_store(&clock_fake_ms, ms);
 }
 
+struct timespec clock_realtime_after_ms(int64_t ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += (time_t)(ms / 1000);
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
 void clock_sleep_ms(int64_t ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};

@@ -10,11 +10,15 @@
 #define STRATA_COMMON_CLOCK_H
 
 #include <stdint.h>
+#include <time.h>
 
 int64_t clock_now_ms(void);
 uint64_t clock_mono_ns(void);
 /* Pins clock_now_ms() to ms; 0 returns to the real clock. */
 void clock_set_fake_ms(int64_t ms);
+/* The CLOCK_REALTIME instant ms milliseconds from now, for pthread_cond_timedwait and
+ * pthread_mutex_timedlock. */
+struct timespec clock_realtime_after_ms(int64_t ms);
 /* Sleeps for ms milliseconds (restarting on EINTR). */
 void clock_sleep_ms(int64_t ms);
 

@@ -453,8 +453,7 @@ int fio_read_all(const char *path, buf_t *out)
     return rc != ST_OK ? rc : crc;
 }
 
-/* The directory part of path ("." when there is none). */
-static char *dir_of(const char *path)
+char *fio_dir_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
     if (!slash)
@@ -480,7 +479,7 @@ static int write_temp(const char *tmp, const void *data, size_t n)
 int fio_write_atomic(const char *path, const void *data, size_t n)
 {
     char *tmp = NULL;
-    char *dir = dir_of(path);
+    char *dir = fio_dir_of(path);
     int rc = ST_OK;
     if (!dir || asprintf(&tmp, "%s.tmp", path) < 0) {
         tmp = NULL;

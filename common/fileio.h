@@ -39,6 +39,8 @@ const char *fio_path(const fio_file *f);
 int fio_close(fio_file *f);
 
 int fio_rename(const char *from, const char *to);
+/* The directory part of path ("." when there is none), malloc'ed; NULL if out of memory. */
+char *fio_dir_of(const char *path);
 /* fsyncs a directory so renames and creations in it are durable. */
 int fio_sync_dir(const char *dir);
 /* mkdir -p. */

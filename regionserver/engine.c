@@ -365,13 +365,7 @@ int engine_memstore_admit(engine *e)
                             "engine %s: global memstore above %" PRId64 " bytes for %" PRId64
                             " ms",
                             e->root, limit, e->opts.blocking_wait_ms);
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 100 * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        struct timespec ts = clock_realtime_after_ms(100);
         pthread_mutex_lock(&e->mu);
         if (!e->stopping && atomic_load(&e->memstore_bytes) >= limit)
             pthread_cond_timedwait(&e->mem_cv, &e->mu, &ts);

@@ -43,9 +43,7 @@ pthread_mutex_t *region_row_lock_for(region *r, const uint8_t *row, size_t row_l
 
 static int lock_with_timeout(region *r, pthread_mutex_t *m)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += REGION_ROW_LOCK_WAIT_MS / 1000;
+    struct timespec ts = clock_realtime_after_ms(REGION_ROW_LOCK_WAIT_MS);
     int err = pthread_mutex_timedlock(m, &ts);
     if (err == ETIMEDOUT)
         return st_error(ST_TIMEOUT, "region %s: timed out after %d ms waiting for a row lock",

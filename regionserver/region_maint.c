@@ -212,13 +212,7 @@ int region_wait_store_files(region *r)
                             "region %s: a store has %d or more files; writes blocked for %" PRId64
                             " ms waiting for compaction",
                             r->info.encoded_name, o->blocking_store_files, o->blocking_wait_ms);
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 50 * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        struct timespec ts = clock_realtime_after_ms(50);
         pthread_mutex_lock(&r->maint_mu);
         bool closing = r->closing;
         if (!closing)

@@ -337,16 +337,6 @@ static int write_trailer(storefile_writer *w, const uint64_t sizes[3])
     return fio_append(w->file, t, sizeof(t));
 }
 
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return strdup(".");
-    if (slash == path)
-        return strdup("/");
-    return strndup(path, (size_t)(slash - path));
-}
-
 /* fsync, rename into place, fsync the directory. */
 static int publish(storefile_writer *w, bool *renamed)
 {
@@ -359,7 +349,7 @@ static int publish(storefile_writer *w, bool *renamed)
     if (rc == ST_OK)
         rc = fio_rename(w->tmp_path, w->path);
     *renamed = rc == ST_OK;
-    if (rc == ST_OK && !(dir = dir_of(w->path)))
+    if (rc == ST_OK && !(dir = fio_dir_of(w->path)))
         rc = st_error(ST_NOMEM, "store file %s: out of memory", w->path);
     if (rc == ST_OK)
         rc = fio_sync_dir(dir);

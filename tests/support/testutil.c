@@ -53,8 +53,7 @@ region_info tu_whole_region(void)
     return i;
 }
 
-int tu_put(region *r, const char *row, const char *fam, const char *qual, const char *value,
-           int64_t ts)
+cell_t tu_cell(const char *fam, const char *qual, const char *value, int64_t ts, uint8_t type)
 {
     cell_t c;
     memset(&c, 0, sizeof(c));
@@ -63,9 +62,16 @@ int tu_put(region *r, const char *row, const char *fam, const char *qual, const 
     c.qualifier = (const uint8_t *)qual;
     c.qualifier_len = (uint32_t)strlen(qual);
     c.value = (const uint8_t *)value;
-    c.value_len = (uint32_t)strlen(value);
+    c.value_len = value ? (uint32_t)strlen(value) : 0;
     c.ts = ts;
-    c.type = CELL_TYPE_PUT;
+    c.type = type;
+    return c;
+}
+
+int tu_put(region *r, const char *row, const char *fam, const char *qual, const char *value,
+           int64_t ts)
+{
+    cell_t c = tu_cell(fam, qual, value, ts, CELL_TYPE_PUT);
     mutation m = {(const uint8_t *)row, strlen(row), &c, 1, DURABILITY_USE_DEFAULT};
     return region_mutate(r, &m);
 }

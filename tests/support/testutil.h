@@ -22,6 +22,8 @@ void tu_schema(table_schema *t, const char *families);
 /* region_info for the whole key space, encoded name "r1". */
 region_info tu_whole_region(void);
 
+/* A cell of the given column (C strings), timestamp and type; row unset. */
+cell_t tu_cell(const char *fam, const char *qual, const char *value, int64_t ts, uint8_t type);
 /* Puts one cell (family, qualifier, value as C strings); asserts on failure. */
 int tu_put(region *r, const char *row, const char *fam, const char *qual, const char *value,
            int64_t ts);

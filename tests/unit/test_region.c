@@ -563,13 +563,7 @@ static void duplicate_files_after_crash_compact_cleanly(void **state)
 static mutation delete_of(const char *row, cell_t *d, const char *fam, const char *qual,
                           uint8_t type, int64_t ts)
 {
-    memset(d, 0, sizeof(*d));
-    d->family = (const uint8_t *)fam;
-    d->family_len = (uint32_t)strlen(fam);
-    d->qualifier = (const uint8_t *)qual;
-    d->qualifier_len = (uint32_t)strlen(qual);
-    d->ts = ts;
-    d->type = type;
+    *d = tu_cell(fam, qual, NULL, ts, type);
     mutation m = {(const uint8_t *)row, strlen(row), d, 1, DURABILITY_USE_DEFAULT};
     return m;
 }
@@ -674,17 +668,7 @@ static void scan_with_filter_inside_region(void **state)
 
 static cell_t put_cell(const char *fam, const char *qual, const char *value)
 {
-    cell_t c;
-    memset(&c, 0, sizeof(c));
-    c.family = (const uint8_t *)fam;
-    c.family_len = (uint32_t)strlen(fam);
-    c.qualifier = (const uint8_t *)qual;
-    c.qualifier_len = (uint32_t)strlen(qual);
-    c.value = (const uint8_t *)value;
-    c.value_len = (uint32_t)strlen(value);
-    c.ts = CELL_LATEST_TIMESTAMP;
-    c.type = CELL_TYPE_PUT;
-    return c;
+    return tu_cell(fam, qual, value, CELL_LATEST_TIMESTAMP, CELL_TYPE_PUT);
 }
 
 /* Regression: a batch that repeats a row is cut into groups; every mutation of every

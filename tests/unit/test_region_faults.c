@@ -169,6 +169,50 @@ static void fault_flush_rename_fails(void **state)
     check_acked_after_reopen(f);
 }
 
+/* A flipped bit in a store-file data block: reads of that block fail with a corruption
+ * error naming the file; nothing wrong is returned, and other blocks still read. */
+static void corrupt_store_file_block_fails_reads(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(put_keys(f, 2000), 0);
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    close_all(f, true);
+    char *dir = NULL, **names = NULL, *path = NULL;
+    size_t n = 0;
+    assert_true(asprintf(&dir, "%s/data/default/t/r1/cf", f->dir) > 0);
+    assert_int_equal(fio_list_dir(dir, &names, &n), ST_OK);
+    assert_int_equal(n, 1);
+    assert_true(asprintf(&path, "%s/%s", dir, names[0]) > 0);
+    buf_t data = {0};
+    assert_int_equal(fio_read_all(path, &data), ST_OK);
+    data.data[100] ^= 0x10; /* inside the first data block */
+    assert_int_equal(fio_write_atomic(path, data.data, data.len), ST_OK);
+    buf_free(&data);
+    open_all(f);
+    char v[32];
+    int rc = tu_get(f->reg, f->acked[0], "cf", "q", v, sizeof(v));
+    assert_int_equal(rc, ST_CORRUPTION);
+    assert_non_null(strstr(st_errmsg(), path));
+    /* A key in a later block still reads. */
+    assert_int_equal(tu_get(f->reg, f->acked[f->nacked - 1], "cf", "q", v, sizeof(v)), 1);
+    assert_string_equal(v, f->acked[f->nacked - 1]);
+    /* A scan over the damaged block fails rather than skipping it. */
+    region_scanner *sc = NULL;
+    scan_spec spec = {0};
+    assert_int_equal(region_scanner_open(f->reg, &spec, &sc), ST_OK);
+    scan_result res;
+    scan_result_init(&res);
+    int got;
+    while ((got = region_scanner_next(sc, &res)) == 1)
+        ;
+    assert_int_equal(got, ST_CORRUPTION);
+    scan_result_free(&res);
+    region_scanner_close(sc);
+    fio_free_list(names, n);
+    free(path);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -177,6 +221,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(fault_wal_disk_full, setup, teardown),
         cmocka_unit_test_setup_teardown(fault_flush_disk_full, setup, teardown),
         cmocka_unit_test_setup_teardown(fault_flush_rename_fails, setup, teardown),
+        cmocka_unit_test_setup_teardown(corrupt_store_file_block_fails_reads, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

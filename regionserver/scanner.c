@@ -378,6 +378,10 @@ static int match_major(scanner *s, const cell_t *c)
         return A_NEXT_COL;
     if (del && !s->kdc)
         return track_marker(s, c); /* applied, then dropped */
+    /* KEEP_DELETED_CELLS keeps family-wide markers whatever the version count of the
+     * empty-qualifier column they sit in: they mask every column of the family. */
+    if (del && is_family_marker(c->type))
+        return A_INCLUDE;
     if (s->col_skip)
         return A_SKIP;
     if (!del && !s->kdc) {

@@ -251,11 +251,15 @@ static bool file_passes(const store *s, const storefile *f, const store_read_hin
     if (!all_time && info->min_ts >= max_ts && info->delete_count == 0)
         return false;
     if (h->row) {
-        if (h->qualifier)
-            return storefile_may_contain_column(f, h->row, h->row_len,
-                                                (const uint8_t *)s->fam.name,
-                                                strlen(s->fam.name), h->qualifier,
-                                                h->qualifier_len);
+        if (h->qualifier) {
+            /* Family-wide delete markers sit under the empty qualifier. */
+            const uint8_t *fam = (const uint8_t *)s->fam.name;
+            size_t fam_len = strlen(s->fam.name);
+            return storefile_may_contain_column(f, h->row, h->row_len, fam, fam_len,
+                                                h->qualifier, h->qualifier_len) ||
+                   storefile_may_contain_column(f, h->row, h->row_len, fam, fam_len,
+                                                (const uint8_t *)"", 0);
+        }
         return storefile_may_contain_row(f, h->row, h->row_len);
     }
     return true;
@@ -561,11 +565,8 @@ int store_compact(store *s, const compaction_policy *p, bool major, int64_t now_
     storefile *out = NULL;
     int rc = run_compaction(s, in, n, major, now_ms, &out);
     if (rc == ST_OK) {
-        if (out && storefile_get_info(out)->entries == 0) {
-            storefile_mark_deleted(out);
-            storefile_unref(out);
-            out = NULL;
-        }
+        /* An output with no cells is kept: it carries the store's max sequence id, so
+         * edits it covers are not replayed from the WAL after a restart. */
         install_compaction(s, in, n, out);
         /* Unlink the inputs now: open readers keep their descriptors, and the sooner
          * the names are gone the smaller the window in which a crash leaves both. */

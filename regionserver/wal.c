@@ -258,30 +258,33 @@ static void close_current(wal *w)
 
 /* Unlinks from the list every file but keep that no region needs; returns their
  * paths (the caller unlinks them from disk and frees them). */
+/* Only a prefix of the oldest files is retired, stopping at the first one still
+ * needed: every file kept is then either named by its successor's header or is the
+ * newest, which is what the reader's torn-tail rules rely on (wal.md). */
+static bool retirable(const wal_file *f, const wal_file *keep)
+{
+    return f != keep && !f->pinned && f->regions.n == 0;
+}
+
 static char **retire_files_locked(wal *w, const wal_file *keep, size_t *ndead)
 {
     size_t n = 0;
     *ndead = 0;
-    for (wal_file *f = w->files; f; f = f->next)
-        n += f != keep && !f->pinned && f->regions.n == 0;
+    for (wal_file *f = w->files; f && retirable(f, keep); f = f->next)
+        n++;
     char **dead = n ? malloc(n * sizeof(*dead)) : NULL;
     if (!dead)
         return NULL;
-    wal_file **link = &w->files, *prev = NULL;
-    while (*link) {
-        wal_file *f = *link;
-        if (f == keep || f->pinned || f->regions.n != 0) {
-            prev = f;
-            link = &f->next;
-            continue;
-        }
-        *link = f->next;
+    while (w->files && retirable(w->files, keep)) {
+        wal_file *f = w->files;
+        w->files = f->next;
         dead[(*ndead)++] = f->path;
         f->path = NULL;
         file_free(f);
         w->nfiles--;
     }
-    w->files_tail = prev;
+    if (!w->files)
+        w->files_tail = NULL;
     return dead;
 }
 
@@ -432,6 +435,7 @@ static void requeue_async_locked(wal *w, const queue *b)
         LOG_ERROR("wal %s: out of memory re-queueing after a failed write; %zu edits lost",
                   w->dir, lost);
     nq.want_sync = w->q.want_sync;
+    nq.nwaiters = w->q.nwaiters;
     nq.head = w->q.head;
     nq.tail = w->q.tail;
     queue_free(&w->q);

@@ -142,10 +142,21 @@ static int out_finish(split_out *o)
 {
     char *final = NULL;
     int rc = out_flush(o, true);
-    if (rc == ST_OK && asprintf(&final, "%s/%020llu", o->dir,
-                                (unsigned long long)o->max_seq) < 0) {
-        final = NULL;
-        rc = st_error(ST_NOMEM, "wal split: out of memory");
+    /* Never replace an existing file: a retry after a crash between deleting some WAL
+     * files and others holds fewer edits than the file an earlier run renamed into
+     * place. A taken name gets a ".<n>" suffix; replay applies repeated edits once. */
+    for (int n = 0; rc == ST_OK; n++) {
+        int len = n ? asprintf(&final, "%s/%020llu.%d", o->dir, (unsigned long long)o->max_seq, n)
+                    : asprintf(&final, "%s/%020llu", o->dir, (unsigned long long)o->max_seq);
+        if (len < 0) {
+            final = NULL;
+            rc = st_error(ST_NOMEM, "wal split: out of memory");
+        } else if (fio_exists(final)) {
+            free(final);
+            final = NULL;
+        } else {
+            break;
+        }
     }
     if (rc == ST_OK && (rc = fio_rename(o->tmp, final)) == ST_OK)
         o->renamed = true;

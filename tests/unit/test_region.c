@@ -218,7 +218,8 @@ static void deletes_and_major_compaction(void **state)
     assert_int_equal(region_compact(f->reg, true), ST_OK);
     region_stats st;
     region_get_stats(f->reg, &st);
-    assert_int_equal(st.store_files, 0); /* everything was masked and dropped */
+    /* Everything was masked and dropped: one empty file carries the flushed seq. */
+    assert_int_equal(st.store_files, 1);
     /* ... until major compaction removed the marker. */
     assert_int_equal(tu_put(f->reg, "r", "a", "q", "v3", 150), ST_OK);
     assert_int_equal(tu_get(f->reg, "r", "a", "q", v, sizeof(v)), 1);
@@ -624,7 +625,7 @@ static void server_timestamps_and_ttl(void **state)
     assert_int_equal(region_compact(f->reg, true), ST_OK);
     region_stats st;
     region_get_stats(f->reg, &st);
-    assert_int_equal(st.store_files, 0); /* dropped by the major compaction */
+    assert_int_equal(st.store_files, 1); /* dropped: an empty file of family b remains */
     clock_set_fake_ms(0);
     scan_result_free(&res);
 }
@@ -857,6 +858,80 @@ static void check_absent_not_equal_matches_present_cell(void **state)
     assert_false(applied);
 }
 
+/* Regression: with a ROWCOL bloom a single-column Get must still see a file that
+ * holds only a family-wide delete marker (it lives under the empty qualifier). */
+static void rowcol_bloom_sees_family_deletes(void **state)
+{
+    fixture *f = *state;
+    f->schema.families[0].bloom = BLOOM_ROWCOL;
+    close_engine(f, true);
+    open_engine(f, NULL);
+    assert_int_equal(tu_put(f->reg, "rc", "a", "q", "v", 100), ST_OK);
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    cell_t d;
+    mutation m = delete_of("rc", &d, "a", "", CELL_TYPE_DELETE_FAMILY, 100);
+    assert_int_equal(region_mutate(f->reg, &m), ST_OK);
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    char v[16];
+    assert_int_equal(tu_get(f->reg, "rc", "a", "q", v, sizeof(v)), 0);
+    assert_int_equal(tu_put(f->reg, "rv", "a", "q", "v", 100), ST_OK);
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    m = delete_of("rv", &d, "a", "", CELL_TYPE_DELETE_FAMILY_VERSION, 100);
+    assert_int_equal(region_mutate(f->reg, &m), ST_OK);
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    assert_int_equal(tu_get(f->reg, "rv", "a", "q", v, sizeof(v)), 0);
+}
+
+/* Regression: a KEEP_DELETED_CELLS major compaction keeps a DeleteFamily even when the
+ * empty-qualifier column it sits in has more versions than VERSIONS; dropping it let
+ * the cells it masks come back. */
+static void keep_deleted_cells_major_compaction_keeps_family_marker(void **state)
+{
+    fixture *f = *state;
+    f->schema.families[0].keep_deleted_cells = true;
+    close_engine(f, true);
+    open_engine(f, NULL);
+    assert_int_equal(tu_put(f->reg, "k", "a", "", "e300", 300), ST_OK);
+    assert_int_equal(tu_put(f->reg, "k", "a", "", "e250", 250), ST_OK);
+    cell_t d;
+    mutation m = delete_of("k", &d, "a", "", CELL_TYPE_DELETE_FAMILY, 200);
+    assert_int_equal(region_mutate(f->reg, &m), ST_OK);
+    assert_int_equal(tu_put(f->reg, "k", "a", "q", "old", 100), ST_OK);
+    scan_result before, after;
+    scan_result_init(&before);
+    scan_result_init(&after);
+    assert_int_equal(region_get(f->reg, (const uint8_t *)"k", 1, NULL, &before), ST_OK);
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    assert_int_equal(region_compact(f->reg, true), ST_OK);
+    assert_int_equal(region_get(f->reg, (const uint8_t *)"k", 1, NULL, &after), ST_OK);
+    assert_int_equal(before.ncells, 1);
+    assert_int_equal(after.ncells, before.ncells);
+    assert_int_equal(after.cells[0].ts, 300);
+    scan_result_free(&before);
+    scan_result_free(&after);
+}
+
+/* Regression: a major compaction that keeps no cell still records the store's flushed
+ * sequence id, so a restart does not replay edits it had dropped (a masked put coming
+ * back from the WAL). */
+static void empty_major_compaction_keeps_flushed_seq(void **state)
+{
+    fixture *f = *state;
+    cell_t d;
+    mutation m = delete_of("g", &d, "a", "q", CELL_TYPE_DELETE_COLUMN, 1000);
+    assert_int_equal(region_mutate(f->reg, &m), ST_OK);
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    assert_int_equal(wal_roll(engine_wal(f->eng)), ST_OK);
+    assert_int_equal(tu_put(f->reg, "g", "a", "q", "ghost", 500), ST_OK);
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    assert_int_equal(region_compact(f->reg, true), ST_OK);
+    char v[16];
+    assert_int_equal(tu_get(f->reg, "g", "a", "q", v, sizeof(v)), 0);
+    close_engine(f, true);
+    open_engine(f, NULL);
+    assert_int_equal(tu_get(f->reg, "g", "a", "q", v, sizeof(v)), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -886,6 +961,11 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(open_ended_time_range_reads_files, setup, teardown),
         cmocka_unit_test_setup_teardown(check_absent_not_equal_matches_present_cell, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(rowcol_bloom_sees_family_deletes, setup, teardown),
+        cmocka_unit_test_setup_teardown(keep_deleted_cells_major_compaction_keeps_family_marker,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(empty_major_compaction_keeps_flushed_seq, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,6 +32,8 @@ const char *st_strerror(int code)
     case ST_NOMEM: return "out of memory";
     case ST_UNSUPPORTED: return "unsupported";
     case ST_INTERNAL: return "internal error";
+    case ST_CONNECTION: return "connection error";
+    case ST_PROTOCOL: return "protocol error";
     default: return "unknown status";
     }
 }

@@ -39,6 +39,9 @@ typedef enum st_code {
     ST_NOMEM = -70,
     ST_UNSUPPORTED = -80,
     ST_INTERNAL = -90,
+    /* network (docs/rpc.md) */
+    ST_CONNECTION = -100, /* connection refused, lost or reset: retryable */
+    ST_PROTOCOL = -101,   /* bytes that break the RPC framing or headers */
 } st_code;
 
 /* Name of a status code, e.g. "corruption". Never NULL. */

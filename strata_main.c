@@ -27,6 +27,7 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "bench") == 0)
         return bench_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "regionserver") == 0) return regionserver_main(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("strata %s\n", STRATA_VERSION);
         return 0;

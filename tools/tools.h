@@ -10,4 +10,8 @@
  * argv[1] is the mode; only "engine" exists so far (tools/bench_engine.c). */
 int bench_main(int argc, char **argv);
 
+/* strata regionserver [--config F] [--KEY=VALUE ...] [--print-config]
+ * (tools/regionserver_main.c; docs/regionserver.md). */
+int regionserver_main(int argc, char **argv);
+
 #endif

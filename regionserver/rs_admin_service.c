@@ -1,0 +1,244 @@
+/*
+ * rs_admin_service.c - AdminService: OpenRegion, CloseRegion, FlushRegion, CompactRegion,
+ * GetRegionInfo, GetOnlineRegion and GetServerLoad (docs/regionserver.md).
+ *
+ * Thread-safety: handlers run on RPC handler threads; region state changes go through
+ * rs_regions.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/status.h"
+#include "regionserver/rs_internal.h"
+
+/* Unpacks req as desc's message after checking the server serves. */
+static int begin(rs_server *s, const ProtobufCMessageDescriptor *desc, const rpc_request *req,
+                 rpc_reply *reply, ProtobufCMessage **out)
+{
+    *out = NULL;
+    int rc = rs_check_serving(s, reply);
+    if (rc == ST_OK && !(*out = rs_unpack(desc, req)))
+        rc = ST_INVALID_ARGUMENT;
+    return rc;
+}
+
+static int open_one(rs_server *s, const Strata__Admin__OpenRegionRequest__RegionOpenInfo *oi)
+{
+    table_schema schema;
+    region_info info;
+    int rc = rs_schema_from_proto(oi->schema, s->default_flushsize, &schema);
+    if (rc == ST_OK)
+        rc = rs_info_from_proto(oi->region, &info);
+    if (rc == ST_OK && strcmp(schema.name, info.table) != 0)
+        rc = st_error(ST_INVALID_ARGUMENT, "region %s: table '%s' but schema of '%s'",
+                      info.encoded_name, info.table, schema.name);
+    if (rc != ST_OK) {
+        LOG_ERROR("open region %s: %s", oi->region->encoded_name, st_errmsg());
+        return STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__FAILED_OPENING;
+    }
+    return rs_region_open(s, &schema, &info);
+}
+
+static int handle_open(void *ctx, const rpc_request *req, rpc_reply *reply)
+{
+    rs_server *s = ctx;
+    Strata__Admin__OpenRegionRequest *m = NULL;
+    Strata__Admin__OpenRegionResponse resp = STRATA__ADMIN__OPEN_REGION_RESPONSE__INIT;
+    int rc = begin(s, &strata__admin__open_region_request__descriptor, req, reply,
+                   (ProtobufCMessage **)&m);
+    if (rc != ST_OK)
+        goto done;
+    resp.opening_state = calloc(m->n_open_info + 1, sizeof(*resp.opening_state));
+    if (!resp.opening_state) {
+        rc = st_error(ST_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < m->n_open_info; i++)
+        resp.opening_state[resp.n_opening_state++] = open_one(s, m->open_info[i]);
+    rc = rs_pack(reply, &resp.base);
+done:
+    free(resp.opening_state);
+    if (m)
+        strata__admin__open_region_request__free_unpacked(m, NULL);
+    return rc;
+}
+
+static int handle_close(void *ctx, const rpc_request *req, rpc_reply *reply)
+{
+    rs_server *s = ctx;
+    Strata__Admin__CloseRegionRequest *m = NULL;
+    Strata__Admin__CloseRegionResponse resp = STRATA__ADMIN__CLOSE_REGION_RESPONSE__INIT;
+    int rc = begin(s, &strata__admin__close_region_request__descriptor, req, reply,
+                   (ProtobufCMessage **)&m);
+    if (rc == ST_OK)
+        rc = rs_region_close(s, m->encoded_name, m->flush);
+    if (rc == ST_OK) {
+        resp.has_closed = resp.closed = 1;
+        rc = rs_pack(reply, &resp.base);
+    }
+    if (m)
+        strata__admin__close_region_request__free_unpacked(m, NULL);
+    return rc;
+}
+
+static int handle_flush(void *ctx, const rpc_request *req, rpc_reply *reply)
+{
+    rs_server *s = ctx;
+    rs_region *reg = NULL;
+    Strata__Admin__FlushRegionRequest *m = NULL;
+    Strata__Admin__FlushRegionResponse resp = STRATA__ADMIN__FLUSH_REGION_RESPONSE__INIT;
+    int rc = begin(s, &strata__admin__flush_region_request__descriptor, req, reply,
+                   (ProtobufCMessage **)&m);
+    if (rc == ST_OK)
+        rc = rs_region_acquire(s, m->encoded_name, &reg);
+    if (rc == ST_OK)
+        rc = region_flush(reg->r);
+    if (rc == ST_OK) {
+        region_stats st;
+        region_get_stats(reg->r, &st);
+        resp.has_max_flushed_seq = 1;
+        resp.max_flushed_seq = st.max_flushed_seq;
+        rc = rs_pack(reply, &resp.base);
+    }
+    rs_region_release(s, reg);
+    if (m)
+        strata__admin__flush_region_request__free_unpacked(m, NULL);
+    return rc;
+}
+
+static int handle_compact(void *ctx, const rpc_request *req, rpc_reply *reply)
+{
+    rs_server *s = ctx;
+    rs_region *reg = NULL;
+    Strata__Admin__CompactRegionRequest *m = NULL;
+    Strata__Admin__CompactRegionResponse resp = STRATA__ADMIN__COMPACT_REGION_RESPONSE__INIT;
+    int rc = begin(s, &strata__admin__compact_region_request__descriptor, req, reply,
+                   (ProtobufCMessage **)&m);
+    if (rc == ST_OK)
+        rc = rs_region_acquire(s, m->encoded_name, &reg);
+    if (rc == ST_OK)
+        rc = region_compact(reg->r, m->has_major && m->major);
+    if (rc == ST_OK)
+        rc = rs_pack(reply, &resp.base);
+    rs_region_release(s, reg);
+    if (m)
+        strata__admin__compact_region_request__free_unpacked(m, NULL);
+    return rc;
+}
+
+static int handle_region_info(void *ctx, const rpc_request *req, rpc_reply *reply)
+{
+    rs_server *s = ctx;
+    rs_region *reg = NULL;
+    Strata__Admin__GetRegionInfoRequest *m = NULL;
+    Strata__Admin__GetRegionInfoResponse resp = STRATA__ADMIN__GET_REGION_INFO_RESPONSE__INIT;
+    Strata__Admin__RegionInfo info;
+    Strata__Admin__RegionLoad load;
+    int rc = begin(s, &strata__admin__get_region_info_request__descriptor, req, reply,
+                   (ProtobufCMessage **)&m);
+    if (rc == ST_OK)
+        rc = rs_region_acquire(s, m->encoded_name, &reg);
+    if (rc == ST_OK) {
+        rs_info_to_proto(region_get_info(reg->r), &info);
+        rs_load_to_proto(reg->r, &load);
+        resp.region = &info;
+        resp.load = &load;
+        rc = rs_pack(reply, &resp.base);
+    }
+    rs_region_release(s, reg);
+    if (m)
+        strata__admin__get_region_info_request__free_unpacked(m, NULL);
+    return rc;
+}
+
+static void release_list(rs_server *s, rs_region **list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        rs_region_release(s, list[i]);
+    free(list);
+}
+
+static int handle_online(void *ctx, const rpc_request *req, rpc_reply *reply)
+{
+    rs_server *s = ctx;
+    rs_region **list = NULL;
+    size_t n = 0;
+    rs_pool pool = {0};
+    Strata__Admin__GetOnlineRegionResponse resp = STRATA__ADMIN__GET_ONLINE_REGION_RESPONSE__INIT;
+    int rc = rs_check_serving(s, reply);
+    if (rc == ST_OK)
+        rc = rs_region_list(s, &list, &n);
+    Strata__Admin__RegionInfo **ptrs = rs_pool_alloc(&pool, n * sizeof(*ptrs));
+    Strata__Admin__RegionInfo *infos = rs_pool_alloc(&pool, n * sizeof(*infos));
+    if (rc == ST_OK && (!ptrs || !infos))
+        rc = st_error(ST_NOMEM, "out of memory");
+    for (size_t i = 0; rc == ST_OK && i < n; i++) {
+        rs_info_to_proto(region_get_info(list[i]->r), &infos[i]);
+        ptrs[i] = &infos[i];
+    }
+    resp.region = ptrs;
+    resp.n_region = n;
+    if (rc == ST_OK)
+        rc = rs_pack(reply, &resp.base);
+    release_list(s, list, n);
+    rs_pool_free(&pool);
+    return rc;
+}
+
+static int handle_server_load(void *ctx, const rpc_request *req, rpc_reply *reply)
+{
+    rs_server *s = ctx;
+    rs_region **list = NULL;
+    size_t n = 0;
+    rs_pool pool = {0};
+    Strata__Admin__GetServerLoadResponse resp = STRATA__ADMIN__GET_SERVER_LOAD_RESPONSE__INIT;
+    int rc = rs_check_serving(s, reply);
+    if (rc == ST_OK)
+        rc = rs_region_list(s, &list, &n);
+    Strata__Admin__RegionLoad **ptrs = rs_pool_alloc(&pool, n * sizeof(*ptrs));
+    Strata__Admin__RegionLoad *loads = rs_pool_alloc(&pool, n * sizeof(*loads));
+    if (rc == ST_OK && (!ptrs || !loads))
+        rc = st_error(ST_NOMEM, "out of memory");
+    for (size_t i = 0; rc == ST_OK && i < n; i++) {
+        rs_load_to_proto(list[i]->r, &loads[i]);
+        ptrs[i] = &loads[i];
+        resp.total_requests += loads[i].read_requests + loads[i].write_requests;
+        resp.memstore_size += loads[i].memstore_size;
+        resp.store_files += loads[i].store_files;
+        resp.store_file_size += loads[i].store_file_size;
+    }
+    resp.region = ptrs;
+    resp.n_region = n;
+    resp.has_total_requests = resp.has_memstore_size = resp.has_store_files = 1;
+    resp.has_store_file_size = resp.has_start_code = resp.has_open_scanners = 1;
+    resp.start_code = s->start_code;
+    resp.open_scanners = rs_scanners_count(s);
+    if (rc == ST_OK)
+        rc = rs_pack(reply, &resp.base);
+    release_list(s, list, n);
+    rs_pool_free(&pool);
+    return rc;
+}
+
+int rs_admin_service_register(rs_server *s)
+{
+    static const struct {
+        const char *name;
+        rpc_handler_fn fn;
+    } methods[] = {
+        {"AdminService.OpenRegion", handle_open},
+        {"AdminService.CloseRegion", handle_close},
+        {"AdminService.FlushRegion", handle_flush},
+        {"AdminService.CompactRegion", handle_compact},
+        {"AdminService.GetRegionInfo", handle_region_info},
+        {"AdminService.GetOnlineRegion", handle_online},
+        {"AdminService.GetServerLoad", handle_server_load},
+    };
+    for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
+        int rc = rpc_server_register(s->rpc, methods[i].name, methods[i].fn, s);
+        if (rc != ST_OK)
+            return rc;
+    }
+    return ST_OK;
+}

@@ -1,0 +1,277 @@
+/*
+ * rs_client_service.c - ClientService.Get, .Mutate and .Multi (docs/regionserver.md);
+ * .Scan is in rs_scanners.c.
+ *
+ * Each call holds its region (rs_region_acquire) for as long as it uses it. Multi runs the
+ * Puts and Deletes of one region action as one batch (each row atomic, group commit for
+ * the batch), then its Gets, Increments and Appends in order; every action gets a result
+ * or an error, and a region that is not served fails its whole region action.
+ * Thread-safety: handlers run on RPC handler threads; all state is per call.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/rpc_header.h"
+#include "common/status.h"
+#include "regionserver/rs_internal.h"
+
+static int do_get(region *r, const Strata__Client__Get *g, rs_pool *pool,
+                  Strata__Client__Result **out)
+{
+    *out = NULL;
+    scan_spec spec;
+    filter *flt = NULL;
+    scan_result *res = rs_pool_result(pool);
+    Strata__Client__Result *pr = rs_pool_alloc(pool, sizeof(*pr));
+    int rc = res && pr ? ST_OK : st_error(ST_NOMEM, "out of memory");
+    if (rc == ST_OK)
+        rc = rs_spec_from_get(r, g, pool, &spec, &flt);
+    if (rc == ST_OK)
+        rc = region_get(r, g->row.data, g->row.len, &spec, res);
+    filter_free(flt);
+    if (rc == ST_OK)
+        rc = rs_result_to_proto(res, pool, pr);
+    if (rc != ST_OK)
+        return rs_error_ctx(rc, region_get_info(r)->encoded_name, g->row.data, g->row.len);
+    *out = pr;
+    return ST_OK;
+}
+
+static int handle_get(void *ctx, const rpc_request *req, rpc_reply *reply)
+{
+    rs_server *s = ctx;
+    rs_pool pool = {0};
+    rs_region *reg = NULL;
+    Strata__Client__GetRequest *m = NULL;
+    Strata__Client__GetResponse resp = STRATA__CLIENT__GET_RESPONSE__INIT;
+    int rc = rs_check_serving(s, reply);
+    if (rc != ST_OK)
+        goto done;
+    m = (Strata__Client__GetRequest *)rs_unpack(&strata__client__get_request__descriptor, req);
+    if (!m) {
+        rc = ST_INVALID_ARGUMENT;
+        goto done;
+    }
+    if ((rc = rs_region_acquire(s, m->region->encoded_name, &reg)) != ST_OK)
+        goto done;
+    if ((rc = do_get(reg->r, m->get, &pool, &resp.result)) == ST_OK)
+        rc = rs_pack(reply, &resp.base);
+done:
+    rs_region_release(s, reg);
+    if (m)
+        strata__client__get_request__free_unpacked(m, NULL);
+    rs_pool_free(&pool);
+    return rc;
+}
+
+static int handle_mutate(void *ctx, const rpc_request *req, rpc_reply *reply)
+{
+    rs_server *s = ctx;
+    rs_pool pool = {0};
+    rs_region *reg = NULL;
+    Strata__Client__MutateRequest *m = NULL;
+    Strata__Client__MutateResponse resp = STRATA__CLIENT__MUTATE_RESPONSE__INIT;
+    int rc = rs_check_serving(s, reply);
+    if (rc != ST_OK)
+        goto done;
+    m = (Strata__Client__MutateRequest *)rs_unpack(&strata__client__mutate_request__descriptor,
+                                                  req);
+    if (!m) {
+        rc = ST_INVALID_ARGUMENT;
+        goto done;
+    }
+    if ((rc = rs_region_acquire(s, m->region->encoded_name, &reg)) != ST_OK)
+        goto done;
+    bool processed = false;
+    rc = rs_mutate(reg->r, m->mutation, m->condition, &pool, &resp.result, &processed);
+    resp.has_processed = 1;
+    resp.processed = processed;
+    if (rc == ST_OK)
+        rc = rs_pack(reply, &resp.base);
+done:
+    rs_region_release(s, reg);
+    if (m)
+        strata__client__mutate_request__free_unpacked(m, NULL);
+    rs_pool_free(&pool);
+    return rc;
+}
+
+/* ---- Multi ---- */
+
+static Strata__Client__ActionError *action_error(rs_pool *pool, int rc)
+{
+    Strata__Client__ActionError *e = rs_pool_alloc(pool, sizeof(*e));
+    size_t len = strlen(st_errmsg());
+    char *msg = rs_pool_alloc(pool, len + 1);
+    if (!e || !msg)
+        return NULL;
+    strata__client__action_error__init(e);
+    memcpy(msg, st_errmsg(), len + 1);
+    e->has_code = e->has_retryable = 1;
+    e->code = rc;
+    e->message = msg;
+    e->retryable = rpc_status_retryable(rc);
+    return e;
+}
+
+static bool batched(const Strata__Client__Action *a)
+{
+    return a->mutation &&
+           (a->mutation->mutate_type == STRATA__CLIENT__MUTATION_PROTO__MUTATION_TYPE__PUT ||
+            a->mutation->mutate_type == STRATA__CLIENT__MUTATION_PROTO__MUTATION_TYPE__DELETE);
+}
+
+/* Sets roe's result or error for action a, which ran with status rc. */
+static int finish_action(rs_pool *pool, Strata__Client__ResultOrException *roe, int rc,
+                         Strata__Client__Result *result)
+{
+    if (rc == ST_OK) {
+        roe->result = result;
+        return ST_OK;
+    }
+    roe->error = action_error(pool, rc);
+    return roe->error ? ST_OK : st_error(ST_NOMEM, "out of memory");
+}
+
+/* Puts and Deletes of the region action as one batch. */
+static int run_batch(region *r, const Strata__Client__RegionAction *ra, rs_pool *pool,
+                     Strata__Client__ResultOrException **roes)
+{
+    size_t n = ra->n_action, nb = 0;
+    mutation *ms = rs_pool_alloc(pool, n * sizeof(*ms));
+    int *results = rs_pool_alloc(pool, n * sizeof(*results));
+    size_t *which = rs_pool_alloc(pool, n * sizeof(*which));
+    if (!ms || !results || !which)
+        return st_error(ST_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        if (!batched(ra->action[i]))
+            continue;
+        const Strata__Client__MutationProto *m = ra->action[i]->mutation;
+        int rc = rs_mutation_from_proto(r, m, pool, &ms[nb]);
+        if (rc != ST_OK) {
+            rc = rs_error_ctx(rc, region_get_info(r)->encoded_name, m->row.data, m->row.len);
+            if ((rc = finish_action(pool, roes[i], rc, NULL)) != ST_OK)
+                return rc;
+            continue;
+        }
+        which[nb++] = i;
+    }
+    if (nb)
+        region_batch_mutate(r, ms, nb, results);
+    for (size_t j = 0; j < nb; j++) {
+        int rc = results[j];
+        if (rc != ST_OK)
+            rc = rs_error_ctx(rc, region_get_info(r)->encoded_name, ms[j].row, ms[j].row_len);
+        Strata__Client__Result *empty = rs_pool_alloc(pool, sizeof(*empty));
+        if (!empty)
+            return st_error(ST_NOMEM, "out of memory");
+        strata__client__result__init(empty);
+        if ((rc = finish_action(pool, roes[which[j]], rc, empty)) != ST_OK)
+            return rc;
+    }
+    return ST_OK;
+}
+
+static int run_others(region *r, const Strata__Client__RegionAction *ra, rs_pool *pool,
+                      Strata__Client__ResultOrException **roes)
+{
+    for (size_t i = 0; i < ra->n_action; i++) {
+        const Strata__Client__Action *a = ra->action[i];
+        if (batched(a))
+            continue;
+        Strata__Client__Result *result = NULL;
+        int rc;
+        bool processed;
+        if (a->get)
+            rc = do_get(r, a->get, pool, &result);
+        else if (a->mutation)
+            rc = rs_mutate(r, a->mutation, NULL, pool, &result, &processed);
+        else
+            rc = st_error(ST_INVALID_ARGUMENT, "action %zu has neither a get nor a mutation", i);
+        if (rc == ST_OK && !result && (result = rs_pool_alloc(pool, sizeof(*result))))
+            strata__client__result__init(result);
+        if ((rc = finish_action(pool, roes[i], rc, result)) != ST_OK)
+            return rc;
+    }
+    return ST_OK;
+}
+
+static int run_region_action(rs_server *s, const Strata__Client__RegionAction *ra, rs_pool *pool,
+                             Strata__Client__RegionActionResult *out)
+{
+    strata__client__region_action_result__init(out);
+    rs_region *reg = NULL;
+    int rc = rs_region_acquire(s, ra->region->encoded_name, &reg);
+    if (rc != ST_OK) {
+        out->error = action_error(pool, rc);
+        return out->error ? ST_OK : st_error(ST_NOMEM, "out of memory");
+    }
+    Strata__Client__ResultOrException **roes = rs_pool_alloc(pool, ra->n_action * sizeof(*roes));
+    rc = roes ? ST_OK : st_error(ST_NOMEM, "out of memory");
+    for (size_t i = 0; rc == ST_OK && i < ra->n_action; i++) {
+        if (!(roes[i] = rs_pool_alloc(pool, sizeof(*roes[i])))) {
+            rc = st_error(ST_NOMEM, "out of memory");
+            break;
+        }
+        strata__client__result_or_exception__init(roes[i]);
+        roes[i]->has_index = 1;
+        roes[i]->index = ra->action[i]->has_index ? ra->action[i]->index : (uint32_t)i;
+    }
+    if (rc == ST_OK)
+        rc = run_batch(reg->r, ra, pool, roes);
+    if (rc == ST_OK)
+        rc = run_others(reg->r, ra, pool, roes);
+    rs_region_release(s, reg);
+    out->result = roes;
+    out->n_result = rc == ST_OK ? ra->n_action : 0;
+    return rc;
+}
+
+static int handle_multi(void *ctx, const rpc_request *req, rpc_reply *reply)
+{
+    rs_server *s = ctx;
+    rs_pool pool = {0};
+    Strata__Client__MultiRequest *m = NULL;
+    Strata__Client__MultiResponse resp = STRATA__CLIENT__MULTI_RESPONSE__INIT;
+    int rc = rs_check_serving(s, reply);
+    if (rc != ST_OK)
+        goto done;
+    m = (Strata__Client__MultiRequest *)rs_unpack(&strata__client__multi_request__descriptor, req);
+    if (!m) {
+        rc = ST_INVALID_ARGUMENT;
+        goto done;
+    }
+    size_t n = m->n_region_action;
+    Strata__Client__RegionActionResult **rars = rs_pool_alloc(&pool, n * sizeof(*rars));
+    Strata__Client__RegionActionResult *store = rs_pool_alloc(&pool, n * sizeof(*store));
+    if (!rars || !store) {
+        rc = st_error(ST_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n && rc == ST_OK; i++) {
+        rars[i] = &store[i];
+        rc = run_region_action(s, m->region_action[i], &pool, rars[i]);
+    }
+    resp.region_action_result = rars;
+    resp.n_region_action_result = n;
+    if (rc == ST_OK)
+        rc = rs_pack(reply, &resp.base);
+done:
+    if (m)
+        strata__client__multi_request__free_unpacked(m, NULL);
+    rs_pool_free(&pool);
+    return rc;
+}
+
+int rs_client_service_register(rs_server *s)
+{
+    int rc = rpc_server_register(s->rpc, "ClientService.Get", handle_get, s);
+    if (rc == ST_OK)
+        rc = rpc_server_register(s->rpc, "ClientService.Mutate", handle_mutate, s);
+    if (rc == ST_OK)
+        rc = rpc_server_register(s->rpc, "ClientService.Multi", handle_multi, s);
+    if (rc == ST_OK)
+        rc = rpc_server_register(s->rpc, "ClientService.Scan", rs_handle_scan, s);
+    return rc;
+}

@@ -1,0 +1,214 @@
+/*
+ * rs_regions.c - the region server's table of online regions by encoded name, with the
+ * OPENING / OPEN / CLOSING states and the in-flight call and scanner counts drawn in
+ * rs_internal.h.
+ *
+ * Thread-safety: the table and every rs_region field are under rs_server.mu; region_open
+ * and region_close run without it (the OPENING / CLOSING state keeps others away).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/status.h"
+#include "regionserver/rs_internal.h"
+
+/* Under mu. */
+static rs_region *find(rs_server *s, const char *name, size_t *pos)
+{
+    for (size_t i = 0; i < s->nregions; i++)
+        if (strcmp(s->regions[i]->name, name) == 0) {
+            if (pos)
+                *pos = i;
+            return s->regions[i];
+        }
+    return NULL;
+}
+
+/* Under mu. */
+static void remove_entry(rs_server *s, rs_region *reg)
+{
+    size_t pos = 0;
+    if (find(s, reg->name, &pos) == reg) {
+        s->regions[pos] = s->regions[--s->nregions];
+        pthread_cond_broadcast(&s->cv);
+    }
+}
+
+int rs_region_acquire(rs_server *s, const char *name, rs_region **out)
+{
+    *out = NULL;
+    int rc = ST_OK;
+    pthread_mutex_lock(&s->mu);
+    rs_region *reg = find(s, name, NULL);
+    if (!reg)
+        rc = st_error(ST_NOT_SERVING, "region %s is not online on %s", name, s->server_name);
+    else if (reg->state == RS_REGION_OPENING)
+        rc = st_error(ST_REGION_OPENING, "region %s is opening on %s", name, s->server_name);
+    else if (reg->state == RS_REGION_CLOSING)
+        rc = st_error(ST_NOT_SERVING, "region %s is closing on %s", name, s->server_name);
+    else {
+        reg->inflight++;
+        *out = reg;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+void rs_region_release(rs_server *s, rs_region *reg)
+{
+    if (!reg)
+        return;
+    pthread_mutex_lock(&s->mu);
+    if (--reg->inflight == 0)
+        pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* Adds an OPENING entry; ALREADY_OPENED if the name is taken. */
+static int add_opening(rs_server *s, const char *name, rs_region **out)
+{
+    *out = NULL;
+    int rc = STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__FAILED_OPENING;
+    pthread_mutex_lock(&s->mu);
+    if (find(s, name, NULL)) {
+        rc = STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__ALREADY_OPENED;
+        goto done;
+    }
+    if (s->nregions == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        rs_region **r = realloc(s->regions, cap * sizeof(*r));
+        if (!r)
+            goto done;
+        s->regions = r;
+        s->cap = cap;
+    }
+    rs_region *reg = calloc(1, sizeof(*reg));
+    if (!reg)
+        goto done;
+    memcpy(reg->name, name, strlen(name) + 1);
+    reg->state = RS_REGION_OPENING;
+    s->regions[s->nregions++] = reg;
+    *out = reg;
+    rc = STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__OPENED;
+done:
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+int rs_region_open(rs_server *s, const table_schema *schema, const region_info *info)
+{
+    if (strlen(info->encoded_name) >= sizeof(((rs_region *)0)->name) || !info->encoded_name[0]) {
+        LOG_ERROR("open region: bad encoded name '%s'", info->encoded_name);
+        return STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__FAILED_OPENING;
+    }
+    rs_region *reg = NULL;
+    int state = add_opening(s, info->encoded_name, &reg);
+    if (!reg)
+        return state;
+    region *r = NULL;
+    int rc = region_open(s->eng, schema, info, &r);
+    pthread_mutex_lock(&s->mu);
+    if (rc == ST_OK) {
+        reg->r = r;
+        reg->state = RS_REGION_OPEN;
+    } else {
+        remove_entry(s, reg);
+    }
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    if (rc != ST_OK) {
+        free(reg);
+        return STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__FAILED_OPENING;
+    }
+    LOG_INFO("region %s of %s online on %s", info->encoded_name, info->table, s->server_name);
+    return STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__OPENED;
+}
+
+/* Marks reg CLOSING; ST_NOT_SERVING / ST_REGION_OPENING if it is not OPEN. */
+static int begin_close(rs_server *s, const char *name, rs_region **out)
+{
+    *out = NULL;
+    int rc = ST_OK;
+    pthread_mutex_lock(&s->mu);
+    rs_region *reg = find(s, name, NULL);
+    if (!reg)
+        rc = st_error(ST_NOT_SERVING, "region %s is not online on %s", name, s->server_name);
+    else if (reg->state == RS_REGION_OPENING)
+        rc = st_error(ST_REGION_OPENING, "region %s is still opening on %s", name,
+                      s->server_name);
+    else if (reg->state == RS_REGION_CLOSING)
+        rc = st_error(ST_NOT_SERVING, "region %s is already closing on %s", name, s->server_name);
+    else {
+        reg->state = RS_REGION_CLOSING;
+        *out = reg;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+int rs_region_close(rs_server *s, const char *name, bool flush)
+{
+    rs_region *reg = NULL;
+    int rc = begin_close(s, name, &reg);
+    if (rc != ST_OK)
+        return rc;
+    rs_scanners_kill_region(s, reg);
+    pthread_mutex_lock(&s->mu);
+    while (reg->inflight > 0 || reg->scanners > 0)
+        pthread_cond_wait(&s->cv, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+    rc = region_close(reg->r, flush);
+    pthread_mutex_lock(&s->mu);
+    if (rc != ST_OK)
+        reg->state = RS_REGION_OPEN; /* nothing acknowledged is dropped: still served */
+    else
+        remove_entry(s, reg);
+    pthread_mutex_unlock(&s->mu);
+    if (rc != ST_OK) {
+        LOG_ERROR("region %s: close failed, still online: %s", name, st_errmsg());
+        return rc;
+    }
+    LOG_INFO("region %s closed on %s%s", name, s->server_name, flush ? "" : " (no flush)");
+    free(reg);
+    return ST_OK;
+}
+
+int rs_region_close_all(rs_server *s)
+{
+    int unflushed = 0;
+    for (;;) {
+        char name[64] = "";
+        pthread_mutex_lock(&s->mu);
+        for (size_t i = 0; i < s->nregions && !name[0]; i++)
+            if (s->regions[i]->state == RS_REGION_OPEN)
+                memcpy(name, s->regions[i]->name, sizeof(name));
+        pthread_mutex_unlock(&s->mu);
+        if (!name[0])
+            return unflushed;
+        if (rs_region_close(s, name, true) != ST_OK) {
+            unflushed++;
+            rs_region_close(s, name, false);
+        }
+    }
+}
+
+int rs_region_list(rs_server *s, rs_region ***out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    pthread_mutex_lock(&s->mu);
+    rs_region **list = malloc((s->nregions + 1) * sizeof(*list));
+    if (!list) {
+        pthread_mutex_unlock(&s->mu);
+        return st_error(ST_NOMEM, "region list: out of memory");
+    }
+    for (size_t i = 0; i < s->nregions; i++)
+        if (s->regions[i]->state == RS_REGION_OPEN) {
+            s->regions[i]->inflight++;
+            list[(*n)++] = s->regions[i];
+        }
+    pthread_mutex_unlock(&s->mu);
+    *out = list;
+    return ST_OK;
+}

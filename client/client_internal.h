@@ -1,0 +1,192 @@
+/*
+ * client_internal.h - what the client's files share behind strata.h: the handle
+ * structs, the mutation/get builders' storage and their protobuf encoding, results, and
+ * the region-call loop (locate through the cache, call, classify the failure, back off,
+ * retry within the operation timeout).
+ *
+ * Thread-safety: a strata_client's rpc client, location cache and locator are each
+ * safe from any thread; the client struct itself is immutable after open. Builders and
+ * results are single-owner.
+ */
+#ifndef STRATA_CLIENT_CLIENT_INTERNAL_H
+#define STRATA_CLIENT_CLIENT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "client/location_cache.h"
+#include "client/locator.h"
+#include "client/retry.h"
+#include "client/strata.h"
+#include "common/buf.h"
+#include "common/proto/client.pb-c.h"
+#include "common/rpc_client.h"
+
+#define CLIENT_DEFAULT_OPERATION_TIMEOUT_MS 60000
+#define CLIENT_DEFAULT_RPC_TIMEOUT_MS 10000
+#define CLIENT_DEFAULT_CACHING 100
+#define CLIENT_DEFAULT_MUTATOR_BUFFER (2u * 1024 * 1024)
+
+typedef struct opt_region {
+    char *table, *name, *host_port;
+    buf_t start, end;
+} opt_region;
+
+struct strata_options {
+    char *locator_file;
+    opt_region *regions; /* a fixed list given in code */
+    size_t nregions;
+    int operation_timeout_ms;
+    int rpc_timeout_ms;
+    int retries;
+    int pause_ms;
+};
+
+struct strata_client {
+    rpc_client *rpc;
+    loccache *cache;
+    locator *loc;
+    retry_config retry;
+    int rpc_timeout_ms;
+};
+
+struct strata_table {
+    strata_client_t *c;
+    char *name;
+};
+
+/* ---- builders (mutation.c) ---- */
+
+typedef enum mut_kind { MUT_PUT = 0, MUT_DELETE = 1, MUT_INCREMENT = 2, MUT_APPEND = 3 } mut_kind;
+
+typedef struct mut_cell {
+    size_t fam, fam_len, qual, qual_len, val, val_len; /* offsets into data */
+    int64_t ts;
+    uint8_t type;
+    bool has_qual;
+} mut_cell;
+
+struct strata_mutation {
+    mut_kind kind;
+    buf_t row;
+    buf_t data;
+    mut_cell *cells;
+    size_t ncells, cap;
+};
+
+typedef struct get_column {
+    size_t fam, fam_len, qual, qual_len; /* offsets into data */
+    bool has_qual;
+} get_column;
+
+/* Columns, versions, time range and filter: shared by gets and scans. */
+typedef struct read_spec {
+    buf_t data;
+    get_column *cols;
+    size_t ncols, cap;
+    uint32_t max_versions; /* 0: server default */
+    bool has_range;
+    int64_t from, to;
+    char *filter;
+} read_spec;
+
+struct strata_get {
+    buf_t row;
+    read_spec spec;
+};
+
+strata_mutation_t *mutation_new(mut_kind kind, const void *row, size_t row_len);
+/* Adds one cell; value may be NULL for deletes. */
+void mutation_add(strata_mutation_t *m, const void *fam, size_t fam_len, const void *qual,
+                  size_t qual_len, bool has_qual, int64_t ts, uint8_t type, const void *val,
+                  size_t val_len);
+strata_mutation_t *mutation_copy(const strata_mutation_t *m);
+/* Bytes the mutation takes in a buffer (for the mutator's size accounting). */
+size_t mutation_size(const strata_mutation_t *m);
+strata_get_t *get_copy(const strata_get_t *g);
+
+void read_spec_clear(read_spec *s);
+int read_spec_copy(read_spec *dst, const read_spec *src);
+void read_spec_add_column(read_spec *s, const void *fam, size_t fam_len, const void *qual,
+                          size_t qual_len);
+
+/* Protobuf views of the builders: the messages point into the builder, which must
+ * outlive them; *_pb_clear frees only what the view allocated. */
+typedef struct mutation_pb {
+    Strata__Client__MutationProto msg;
+    Strata__Client__Cell *cells;
+    Strata__Client__Cell **ptrs;
+} mutation_pb;
+
+typedef struct read_pb {
+    Strata__Client__Column *cols;
+    Strata__Client__Column **ptrs;
+    Strata__Client__TimeRange range;
+} read_pb;
+
+typedef struct get_pb {
+    Strata__Client__Get msg;
+    read_pb rd;
+} get_pb;
+
+int mutation_pb_build(mutation_pb *pb, const strata_mutation_t *m);
+void mutation_pb_clear(mutation_pb *pb);
+int get_pb_build(get_pb *pb, const strata_get_t *g);
+void get_pb_clear(get_pb *pb);
+/* Fills columns, versions, time range and filter of a Get or Scan message. */
+int read_pb_build(read_pb *pb, const read_spec *s, size_t *n_column,
+                  Strata__Client__Column ***column, protobuf_c_boolean *has_max_versions,
+                  uint32_t *max_versions, Strata__Client__TimeRange **time_range, char **filter);
+void read_pb_clear(read_pb *pb);
+
+/* ---- results (result.c) ---- */
+
+/* A copy of r's cells (r NULL: an empty result); cells without a row take row. NULL if
+ * out of memory. */
+strata_result_t *result_from_pb(const Strata__Client__Result *r, const void *row, size_t row_len);
+
+/* ---- errors and calls (client.c) ---- */
+
+/* Sets *errptr to "<status name>: <st_errmsg()>" (freeing any previous message). */
+void client_set_error(char **errptr, int rc);
+/* Sets *errptr from a plain message. */
+void client_set_error_msg(char **errptr, const char *msg);
+
+/* Builds a request for the given region (encoded name) into req (reset first). */
+typedef int (*client_build_fn)(void *arg, const char *region, buf_t *req);
+
+/* The region-call loop for one row: locate, build, call method, retry as the failure
+ * calls for within the operation timeout. ST_OK with the response body in *resp (old
+ * content freed), or the final status with st_errmsg() set. */
+int client_region_call(strata_client_t *c, const char *table, const uint8_t *row, size_t row_len,
+                       const char *method, client_build_fn build, void *arg, buf_t *resp);
+
+/* The cached location of table's region holding row, asking the locator on a miss:
+ * ST_OK with a pinned entry (release with loccache_entry_release). */
+int client_locate(strata_client_t *c, const char *table, const uint8_t *row, size_t row_len,
+                  const loccache_entry **out);
+/* Drops what a failed call's status says is stale: the entry (not serving, connection)
+ * and, on a connection failure, every region of its server. */
+void client_note_failure(strata_client_t *c, const loccache_entry *e, int status);
+/* The pause before the next attempt, or a give-up status (retry_next, honouring the
+ * server's retry_after_ms hint within the time left). */
+int client_next_pause(retry_state *r, int status, uint32_t retry_after_ms, int64_t *pause_ms);
+/* Per-call timeout: the rpc timeout capped by the operation time left. */
+int client_call_timeout(const strata_client_t *c, const retry_state *r);
+
+/* ---- batches (batch.c), shared with the mutator ---- */
+
+typedef struct batch_action {
+    strata_mutation_t *mut; /* exactly one of mut and get */
+    strata_get_t *get;
+    strata_result_t *result; /* a get's result */
+    char *error;             /* NULL: succeeded (or not run) */
+    bool done;
+} batch_action;
+
+/* Runs actions[0..n) of table, filling each action's result or error; returns how many
+ * failed. */
+size_t batch_run(strata_client_t *c, const char *table, batch_action *actions, size_t n);
+
+#endif

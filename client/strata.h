@@ -1,0 +1,236 @@
+/*
+ * strata.h - the Strata C client (library libstrata / strata_client): the public API.
+ *
+ * Modelled on LevelDB's C API: every object is an opaque handle made by a *_create or
+ * *_open function and given back with the matching *_destroy / *_close; byte strings
+ * are (pointer, length) pairs and are copied by the call that takes them; booleans are
+ * unsigned char.
+ *
+ * Errors: functions that can fail take `char **errptr`. The caller passes a pointer to
+ * a NULL char*; on success it is left unchanged, on failure it receives a malloc'ed
+ * message ("<status>: <what failed, naming table, region, row>") that the caller frees
+ * with strata_free(). A message already there is freed and replaced.
+ *
+ * Retries: every operation retries what can be retried (a region that moved or is
+ * opening, a busy or unreachable server, a call that timed out) with HBase's backoff
+ * (100 ms x 1, 2, 3, 5, 10, 20, 40, 100, ...) within the operation timeout, dropping
+ * cached region locations where the error says so. A retryable error reaches the
+ * caller only once the operation timeout or the retries are spent.
+ *
+ *   strata_options_t *o = strata_options_create();
+ *   strata_options_set_locator_file(o, "regions.txt");
+ *   strata_client_t *c = strata_client_open(o, &err);
+ *   strata_table_t *t = strata_table_open(c, "users");
+ *   strata_mutation_t *m = strata_put_create("row1", 4);
+ *   strata_put_add(m, "f", 1, "q", 1, STRATA_LATEST_TIMESTAMP, "v", 1);
+ *   strata_table_mutate(t, m, &err);
+ *
+ * Thread-safety: a client and its tables may be used from any number of threads at
+ * once. Builders (options, mutations, gets, scans, batches), results, scanners and
+ * buffered mutators belong to one thread at a time.
+ */
+#ifndef STRATA_CLIENT_STRATA_H
+#define STRATA_CLIENT_STRATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STRATA_LATEST_TIMESTAMP INT64_MAX /* put: the server assigns; delete: newest */
+
+typedef struct strata_options strata_options_t;
+typedef struct strata_client strata_client_t;
+typedef struct strata_table strata_table_t;
+typedef struct strata_mutation strata_mutation_t;
+typedef struct strata_get strata_get_t;
+typedef struct strata_result strata_result_t;
+typedef struct strata_scan strata_scan_t;
+typedef struct strata_scanner strata_scanner_t;
+typedef struct strata_batch strata_batch_t;
+typedef struct strata_mutator strata_mutator_t;
+
+/* Comparison of CheckAndMutate: `value <op> existing`, as in HBase. */
+typedef enum strata_compare_op {
+    STRATA_LESS = 0,
+    STRATA_LESS_OR_EQUAL = 1,
+    STRATA_EQUAL = 2,
+    STRATA_NOT_EQUAL = 3,
+    STRATA_GREATER_OR_EQUAL = 4,
+    STRATA_GREATER = 5,
+} strata_compare_op;
+
+/* Frees anything the library malloc'ed for the caller (error messages, values). */
+void strata_free(void *ptr);
+
+/* ---- options and client ---- */
+
+strata_options_t *strata_options_create(void);
+void strata_options_destroy(strata_options_t *o);
+/* Region locations from a text file: lines `table encoded_name start_hex end_hex
+ * host:port`, `-` for an empty key, `#` comments; re-read when it changes. */
+void strata_options_set_locator_file(strata_options_t *o, const char *path);
+/* Or a fixed list given in code: one region of table [start, end) (empty = unbounded)
+ * served at host:port. */
+void strata_options_add_region(strata_options_t *o, const char *table, const char *encoded_name,
+                               const char *start, size_t start_len, const char *end, size_t end_len,
+                               const char *host_port);
+/* Overall time for one operation including retries (default 60000 ms). */
+void strata_options_set_operation_timeout_ms(strata_options_t *o, int ms);
+/* Time for one RPC (default 10000 ms; capped by the time left in the operation). */
+void strata_options_set_rpc_timeout_ms(strata_options_t *o, int ms);
+/* Retries after the first attempt (default 15) and the base pause (default 100 ms). */
+void strata_options_set_retries(strata_options_t *o, int retries);
+void strata_options_set_pause_ms(strata_options_t *o, int ms);
+
+/* Opens a client (no connection is made until the first call). NULL on failure. */
+strata_client_t *strata_client_open(const strata_options_t *o, char **errptr);
+/* Closes the client; its tables must be closed first. NULL is a no-op. */
+void strata_client_close(strata_client_t *c);
+
+/* A handle on table `name` (nothing is checked until the first call). */
+strata_table_t *strata_table_open(strata_client_t *c, const char *name);
+void strata_table_close(strata_table_t *t);
+
+/* ---- mutations ---- */
+
+/* A put of one row: add cells with strata_put_add. */
+strata_mutation_t *strata_put_create(const char *row, size_t row_len);
+/* A delete of one row: with nothing added it deletes the whole row. */
+strata_mutation_t *strata_delete_create(const char *row, size_t row_len);
+void strata_mutation_destroy(strata_mutation_t *m);
+
+void strata_put_add(strata_mutation_t *m, const char *family, size_t family_len,
+                    const char *qualifier, size_t qualifier_len, int64_t ts, const char *value,
+                    size_t value_len);
+/* Every column of family with timestamps <= ts (STRATA_LATEST_TIMESTAMP: all). */
+void strata_delete_family(strata_mutation_t *m, const char *family, size_t family_len, int64_t ts);
+/* Every version of one column with timestamps <= ts (STRATA_LATEST_TIMESTAMP: all). */
+void strata_delete_column(strata_mutation_t *m, const char *family, size_t family_len,
+                          const char *qualifier, size_t qualifier_len, int64_t ts);
+/* One version of a column: exactly ts (STRATA_LATEST_TIMESTAMP: the newest). */
+void strata_delete_version(strata_mutation_t *m, const char *family, size_t family_len,
+                           const char *qualifier, size_t qualifier_len, int64_t ts);
+
+/* ---- gets and results ---- */
+
+strata_get_t *strata_get_create(const char *row, size_t row_len);
+void strata_get_destroy(strata_get_t *g);
+/* Restricts to a column, or with qualifier NULL to a whole family. */
+void strata_get_add_column(strata_get_t *g, const char *family, size_t family_len,
+                           const char *qualifier, size_t qualifier_len);
+void strata_get_set_max_versions(strata_get_t *g, uint32_t n);
+/* [from, to) in ms. */
+void strata_get_set_time_range(strata_get_t *g, int64_t from, int64_t to);
+/* HBase's filter language, e.g. "ValueFilter(=, 'binary:x')". */
+void strata_get_set_filter(strata_get_t *g, const char *filter);
+
+/* A row's cells in HBase order (family, qualifier, newest first). */
+void strata_result_destroy(strata_result_t *r);
+size_t strata_result_cell_count(const strata_result_t *r);
+/* The row (of the first cell; the requested row for an empty Get result). */
+const char *strata_result_row(const strata_result_t *r, size_t *len);
+const char *strata_result_cell_row(const strata_result_t *r, size_t i, size_t *len);
+const char *strata_result_cell_family(const strata_result_t *r, size_t i, size_t *len);
+const char *strata_result_cell_qualifier(const strata_result_t *r, size_t i, size_t *len);
+int64_t strata_result_cell_timestamp(const strata_result_t *r, size_t i);
+const char *strata_result_cell_value(const strata_result_t *r, size_t i, size_t *len);
+/* The newest value of family:qualifier, or NULL (borrowed from r). */
+const char *strata_result_value(const strata_result_t *r, const char *family, size_t family_len,
+                                const char *qualifier, size_t qualifier_len, size_t *len);
+/* Whether more cells of this row follow in the next result (scans with batch). */
+unsigned char strata_result_partial(const strata_result_t *r);
+
+/* ---- single-row operations ---- */
+
+/* Applies a put or delete (one row, atomically). */
+void strata_table_mutate(strata_table_t *t, const strata_mutation_t *m, char **errptr);
+/* The same, by the names HBase users look for. */
+void strata_table_put(strata_table_t *t, const strata_mutation_t *put, char **errptr);
+void strata_table_delete(strata_table_t *t, const strata_mutation_t *del, char **errptr);
+/* The row's cells (an empty result if none), or NULL on failure. */
+strata_result_t *strata_table_get(strata_table_t *t, const strata_get_t *g, char **errptr);
+/* Applies m (same row) if `value <op> existing value of family:qualifier`; value NULL:
+ * if the cell is absent. Returns 1 if applied, 0 if not (or on failure). */
+unsigned char strata_table_check_and_mutate(strata_table_t *t, const char *family,
+                                            size_t family_len, const char *qualifier,
+                                            size_t qualifier_len, strata_compare_op op,
+                                            const char *value, size_t value_len,
+                                            const strata_mutation_t *m, char **errptr);
+/* Adds amount to the 8-byte big-endian counter and returns the new value. */
+int64_t strata_table_increment(strata_table_t *t, const char *row, size_t row_len,
+                               const char *family, size_t family_len, const char *qualifier,
+                               size_t qualifier_len, int64_t amount, char **errptr);
+/* Appends to the cell; returns the new value (malloc'ed, free with strata_free). */
+char *strata_table_append(strata_table_t *t, const char *row, size_t row_len, const char *family,
+                          size_t family_len, const char *qualifier, size_t qualifier_len,
+                          const char *value, size_t value_len, size_t *new_len, char **errptr);
+
+/* ---- scans ---- */
+
+strata_scan_t *strata_scan_create(void);
+void strata_scan_destroy(strata_scan_t *s);
+/* Forward: start inclusive, stop exclusive. Reversed: start is the upper bound
+ * (inclusive), stop the lower (exclusive). Empty: unbounded. */
+void strata_scan_set_start(strata_scan_t *s, const char *row, size_t len);
+void strata_scan_set_stop(strata_scan_t *s, const char *row, size_t len);
+void strata_scan_add_column(strata_scan_t *s, const char *family, size_t family_len,
+                            const char *qualifier, size_t qualifier_len);
+void strata_scan_set_reversed(strata_scan_t *s, unsigned char reversed);
+void strata_scan_set_caching(strata_scan_t *s, uint32_t rows); /* rows per RPC, default 100 */
+void strata_scan_set_batch(strata_scan_t *s, uint32_t cells);  /* cells per result, 0 = row */
+void strata_scan_set_limit(strata_scan_t *s, uint64_t rows);   /* 0 = no limit */
+void strata_scan_set_max_versions(strata_scan_t *s, uint32_t n);
+void strata_scan_set_time_range(strata_scan_t *s, int64_t from, int64_t to);
+void strata_scan_set_filter(strata_scan_t *s, const char *filter);
+
+/* Starts a scan over every region of the table in [start, stop); no RPC yet. The scan
+ * options are copied. */
+strata_scanner_t *strata_table_scan(strata_table_t *t, const strata_scan_t *s, char **errptr);
+/* The next row (or part of a row, with batch); NULL at the end or on failure (*errptr
+ * tells which). */
+strata_result_t *strata_scanner_next(strata_scanner_t *sc, char **errptr);
+/* Closes the server-side scanner if one is open. NULL is a no-op. */
+void strata_scanner_close(strata_scanner_t *sc);
+
+/* ---- batches ---- */
+
+strata_batch_t *strata_batch_create(void);
+void strata_batch_destroy(strata_batch_t *b);
+/* Adds an action (copied); returns its index. */
+size_t strata_batch_add_mutation(strata_batch_t *b, const strata_mutation_t *m);
+size_t strata_batch_add_get(strata_batch_t *b, const strata_get_t *g);
+size_t strata_batch_count(const strata_batch_t *b);
+/* Runs every action, grouped per server into one Multi call each, retrying failed
+ * actions. On failure of any action *errptr names how many failed and the first. */
+void strata_table_batch(strata_table_t *t, strata_batch_t *b, char **errptr);
+/* After strata_table_batch: action i's error (borrowed; NULL if it succeeded) and, for a
+ * get, its result (borrowed from b; NULL for a mutation or a failure). */
+const char *strata_batch_error(const strata_batch_t *b, size_t i);
+const strata_result_t *strata_batch_result(const strata_batch_t *b, size_t i);
+
+/* ---- buffered mutator ---- */
+
+/* Buffers mutations and sends them as batches when buffer_size bytes (0: 2 MB) are
+ * buffered, on strata_mutator_flush, or on close. */
+strata_mutator_t *strata_mutator_create(strata_table_t *t, size_t buffer_size);
+/* Buffers a copy of m; may flush, and then reports that flush's failures. */
+void strata_mutator_mutate(strata_mutator_t *bm, const strata_mutation_t *m, char **errptr);
+/* Sends everything buffered; on failure *errptr names how many failed. */
+void strata_mutator_flush(strata_mutator_t *bm, char **errptr);
+/* The mutations that failed in the last flush: count, then row and error of each. */
+size_t strata_mutator_failed_count(const strata_mutator_t *bm);
+const char *strata_mutator_failed_row(const strata_mutator_t *bm, size_t i, size_t *len);
+const char *strata_mutator_failed_error(const strata_mutator_t *bm, size_t i);
+/* Buffered bytes not yet sent. */
+size_t strata_mutator_buffered(const strata_mutator_t *bm);
+/* Flushes and frees. */
+void strata_mutator_close(strata_mutator_t *bm, char **errptr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

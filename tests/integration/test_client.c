@@ -1,0 +1,941 @@
+/*
+ * test_client.c - the C client (client/strata.h) against two real `strata regionserver`
+ * processes on loopback sharing one root directory. Table "t" (families f and g) is split
+ * into four regions at "g", "n", "t", placed r1, r3 on server 0 and r2, r4 on server 1 by
+ * AdminService.OpenRegion, and found through a region location file.
+ *
+ * Tests: every single-row operation (put, get with versions / time range / columns /
+ * filter, the four deletes, check-and-mutate, increment, append, a non-retryable error
+ * surfacing at once); scans crossing all four regions on both servers, forward and
+ * reversed, clamped by start/stop, limited, and with batch (partial rows); a batch over
+ * all regions with a per-action failure; the buffered mutator; and the move drill: a
+ * thread writes and reads through the client for 3 s while region r1 is closed on server
+ * 0, opened on server 1 and the location file rewritten; the client must surface no error
+ * and every acknowledged write must be readable afterwards. The example program
+ * (examples/put_get.c), when built beside STRATA_BIN, runs against the same cluster.
+ * Scans that are mid-row (batch) or between rows when their region moves resume without
+ * an error, a lost cell or a repeated one, forward and reversed.
+ *
+ * The servers are killed at the end, on failure too (group teardown, and atexit with
+ * SIGKILL). Waits are bounded. Needs STRATA_BIN (set by CTest).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "client/strata.h"
+#include "common/clock.h"
+#include "common/proto/admin.pb-c.h"
+#include "common/rpc_client.h"
+#include "common/status.h"
+#include "tests/support/testutil.h"
+
+#define NSERVERS 2
+#define NREGIONS 4
+
+typedef struct region_def {
+    const char *name, *start, *end; /* keys as strings, "" = unbounded */
+    int server;
+} region_def;
+
+static region_def regions[NREGIONS] = {
+    {"r1", "", "g", 0}, {"r2", "g", "n", 1}, {"r3", "n", "t", 0}, {"r4", "t", "", 1}};
+
+static struct {
+    char *dir;
+    char locfile[600];
+    pid_t pid[NSERVERS];
+    char addr[NSERVERS][64];
+    const char *skip_reason;
+    rpc_client *admin;
+    strata_client_t *client;
+    strata_table_t *table;
+} g;
+
+/* ---- processes ---- */
+
+static void kill_servers(void)
+{
+    for (int i = 0; i < NSERVERS; i++)
+        if (g.pid[i] > 0) {
+            kill(g.pid[i], SIGKILL);
+            waitpid(g.pid[i], NULL, 0);
+            g.pid[i] = 0;
+        }
+}
+
+static pid_t spawn_server(int i)
+{
+    char root[700], ready[700], log[600];
+    const char *bin = getenv("STRATA_BIN");
+    snprintf(root, sizeof(root), "--root.dir=%s/root", g.dir);
+    snprintf(ready, sizeof(ready), "--regionserver.ready.file=%s/ready%d", g.dir, i);
+    snprintf(log, sizeof(log), "%s/server%d.log", g.dir, i);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execl(bin, bin, "regionserver", root, "--regionserver.host=127.0.0.1",
+              "--regionserver.port=0", ready, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static bool file_has(const char *path, const char *needle)
+{
+    size_t cap = 4 << 20;
+    char *buf = malloc(cap);
+    FILE *f = fopen(path, "r");
+    size_t n = f && buf ? fread(buf, 1, cap - 1, f) : 0;
+    if (f)
+        fclose(f);
+    bool found = false;
+    if (buf) {
+        buf[n] = '\0';
+        found = strstr(buf, needle) != NULL;
+    }
+    free(buf);
+    return found;
+}
+
+/* Waits (at most 20 s) for server i's ready file; ST_OK, or a failure with the reason. */
+static int wait_ready(int i)
+{
+    char ready[600], log[600];
+    snprintf(ready, sizeof(ready), "%s/ready%d", g.dir, i);
+    snprintf(log, sizeof(log), "%s/server%d.log", g.dir, i);
+    for (int waited = 0; waited < 20000; waited += 20) {
+        FILE *f = fopen(ready, "r");
+        if (f) {
+            char line[64] = "";
+            bool ok = fgets(line, sizeof(line), f) && strchr(line, '\n');
+            fclose(f);
+            if (ok) {
+                line[strcspn(line, "\n")] = '\0';
+                snprintf(g.addr[i], sizeof(g.addr[i]), "%s", line);
+                return ST_OK;
+            }
+        }
+        if (waitpid(g.pid[i], NULL, WNOHANG) == g.pid[i]) {
+            g.pid[i] = 0;
+            if (file_has(log, "unknown command 'regionserver'"))
+                g.skip_reason = "this strata binary has no regionserver command";
+            return st_error(ST_IO, "server %d exited before it was ready (log %s)", i, log);
+        }
+        clock_sleep_ms(20);
+    }
+    return st_error(ST_TIMEOUT, "server %d not ready after 20 s (log %s)", i, log);
+}
+
+/* ---- admin calls ---- */
+
+static void hexkey(const char *k, char *out)
+{
+    if (!k[0]) {
+        strcpy(out, "-");
+        return;
+    }
+    for (; *k; k++, out += 2)
+        sprintf(out, "%02x", (unsigned char)*k);
+}
+
+/* Writes the location file (atomically: temp file + rename). */
+static void write_locations(void)
+{
+    char tmp[700];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", g.locfile);
+    FILE *f = fopen(tmp, "w");
+    assert_non_null(f);
+    fprintf(f, "# table encoded_name start end server\n");
+    for (int i = 0; i < NREGIONS; i++) {
+        char s[64], e[64];
+        hexkey(regions[i].start, s);
+        hexkey(regions[i].end, e);
+        fprintf(f, "t %s %s %s %s\n", regions[i].name, s, e, g.addr[regions[i].server]);
+    }
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(rename(tmp, g.locfile), 0);
+}
+
+static int admin_call(int server, const char *method, const ProtobufCMessage *req, buf_t *resp)
+{
+    size_t n = protobuf_c_message_get_packed_size(req);
+    uint8_t *body = malloc(n + 1);
+    protobuf_c_message_pack(req, body);
+    int rc = rpc_client_call(g.admin, g.addr[server], method, body, n, 30000, resp);
+    free(body);
+    return rc;
+}
+
+static int open_region(const region_def *r, int server)
+{
+    Strata__Admin__OpenRegionRequest req = STRATA__ADMIN__OPEN_REGION_REQUEST__INIT;
+    Strata__Admin__OpenRegionRequest__RegionOpenInfo oi =
+        STRATA__ADMIN__OPEN_REGION_REQUEST__REGION_OPEN_INFO__INIT;
+    Strata__Admin__OpenRegionRequest__RegionOpenInfo *ois[1] = {&oi};
+    Strata__Admin__RegionInfo info = STRATA__ADMIN__REGION_INFO__INIT;
+    Strata__Admin__TableSchema schema = STRATA__ADMIN__TABLE_SCHEMA__INIT;
+    Strata__Admin__ColumnFamilySchema f = STRATA__ADMIN__COLUMN_FAMILY_SCHEMA__INIT;
+    Strata__Admin__ColumnFamilySchema gf = STRATA__ADMIN__COLUMN_FAMILY_SCHEMA__INIT;
+    Strata__Admin__ColumnFamilySchema *fams[2] = {&f, &gf};
+    buf_t resp = {0};
+    info.table = "t";
+    info.encoded_name = (char *)r->name;
+    info.has_start_key = info.has_end_key = 1;
+    info.start_key = (ProtobufCBinaryData){strlen(r->start), (uint8_t *)r->start};
+    info.end_key = (ProtobufCBinaryData){strlen(r->end), (uint8_t *)r->end};
+    info.has_region_id = 1;
+    info.region_id = 1;
+    f.name = "f";
+    f.has_versions = 1;
+    f.versions = 3;
+    gf.name = "g";
+    schema.name = "t";
+    schema.n_family = 2;
+    schema.family = fams;
+    oi.region = &info;
+    oi.schema = &schema;
+    req.n_open_info = 1;
+    req.open_info = ois;
+    int rc = admin_call(server, "AdminService.OpenRegion", &req.base, &resp);
+    if (rc == ST_OK) {
+        Strata__Admin__OpenRegionResponse * or
+            = strata__admin__open_region_response__unpack(NULL, resp.len, resp.data);
+        if (! or || or->n_opening_state != 1 ||
+            or
+                ->opening_state[0] !=
+                    STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__OPENED)
+            rc = st_error(ST_INTERNAL, "OpenRegion %s on server %d did not open it", r->name,
+                          server);
+        if (or)
+            strata__admin__open_region_response__free_unpacked(or, NULL);
+    }
+    buf_free(&resp);
+    return rc;
+}
+
+static int close_region(const region_def *r, int server)
+{
+    Strata__Admin__CloseRegionRequest req = STRATA__ADMIN__CLOSE_REGION_REQUEST__INIT;
+    buf_t resp = {0};
+    req.encoded_name = (char *)r->name;
+    req.has_flush = 1;
+    req.flush = 1;
+    int rc = admin_call(server, "AdminService.CloseRegion", &req.base, &resp);
+    buf_free(&resp);
+    return rc;
+}
+
+/* ---- setup ---- */
+
+static int group_setup(void **state)
+{
+    atexit(kill_servers);
+    signal(SIGPIPE, SIG_IGN);
+    g.dir = tu_tempdir("client-it");
+    snprintf(g.locfile, sizeof(g.locfile), "%s/regions.txt", g.dir);
+    if (!getenv("STRATA_BIN")) {
+        g.skip_reason = "STRATA_BIN is not set";
+        return 0;
+    }
+    for (int i = 0; i < NSERVERS; i++)
+        g.pid[i] = spawn_server(i);
+    for (int i = 0; i < NSERVERS; i++)
+        if (wait_ready(i) != ST_OK) {
+            if (g.skip_reason)
+                return 0;
+            fprintf(stderr, "setup: %s\n", st_errmsg());
+            return -1;
+        }
+    if (rpc_client_new(NULL, &g.admin) != ST_OK)
+        return -1;
+    for (int i = 0; i < NREGIONS; i++)
+        if (open_region(&regions[i], regions[i].server) != ST_OK) {
+            fprintf(stderr, "setup: %s\n", st_errmsg());
+            return -1;
+        }
+    write_locations();
+    char *err = NULL;
+    strata_options_t *o = strata_options_create();
+    strata_options_set_locator_file(o, g.locfile);
+    strata_options_set_operation_timeout_ms(o, 30000);
+    strata_options_set_rpc_timeout_ms(o, 5000);
+    g.client = strata_client_open(o, &err);
+    strata_options_destroy(o);
+    if (!g.client) {
+        fprintf(stderr, "setup: %s\n", err);
+        strata_free(err);
+        return -1;
+    }
+    g.table = strata_table_open(g.client, "t");
+    return 0;
+}
+
+static void stop_server(int i)
+{
+    if (g.pid[i] <= 0)
+        return;
+    kill(g.pid[i], SIGTERM);
+    for (int waited = 0; waited < 10000; waited += 20) {
+        if (waitpid(g.pid[i], NULL, WNOHANG) == g.pid[i]) {
+            g.pid[i] = 0;
+            return;
+        }
+        clock_sleep_ms(20);
+    }
+    kill(g.pid[i], SIGKILL);
+    waitpid(g.pid[i], NULL, 0);
+    g.pid[i] = 0;
+}
+
+static int group_teardown(void **state)
+{
+    strata_table_close(g.table);
+    strata_client_close(g.client);
+    rpc_client_free(g.admin);
+    for (int i = 0; i < NSERVERS; i++)
+        stop_server(i);
+    kill_servers();
+    tu_rmdir(g.dir);
+    return 0;
+}
+
+#define SKIP_IF_NO_SERVER()                                                                        \
+    do {                                                                                           \
+        if (g.skip_reason) {                                                                       \
+            print_message("SKIP: %s\n", g.skip_reason);                                            \
+            skip();                                                                                \
+        }                                                                                          \
+    } while (0)
+
+/* ---- helpers ---- */
+
+static void check_ok(char **err, const char *what)
+{
+    if (*err)
+        fail_msg("%s: %s", what, *err);
+}
+
+static void put1(const char *row, const char *fam, const char *qual, int64_t ts, const char *val)
+{
+    char *err = NULL;
+    strata_mutation_t *m = strata_put_create(row, strlen(row));
+    strata_put_add(m, fam, strlen(fam), qual, strlen(qual), ts, val, strlen(val));
+    strata_table_put(g.table, m, &err);
+    strata_mutation_destroy(m);
+    check_ok(&err, row);
+}
+
+static strata_result_t *get1(strata_get_t *gt)
+{
+    char *err = NULL;
+    strata_result_t *r = strata_table_get(g.table, gt, &err);
+    check_ok(&err, "get");
+    assert_non_null(r);
+    strata_get_destroy(gt);
+    return r;
+}
+
+/* The newest value of row fam:qual as a C string ("" if absent), into buf. */
+static const char *value_of(const char *row, const char *fam, const char *qual, char *buf,
+                            size_t cap)
+{
+    strata_result_t *r = get1(strata_get_create(row, strlen(row)));
+    size_t len = 0;
+    const char *v = strata_result_value(r, fam, strlen(fam), qual, strlen(qual), &len);
+    snprintf(buf, cap, "%.*s", v ? (int)len : 0, v ? v : "");
+    strata_result_destroy(r);
+    return buf;
+}
+
+static void mutate(strata_mutation_t *m)
+{
+    char *err = NULL;
+    strata_table_mutate(g.table, m, &err);
+    strata_mutation_destroy(m);
+    check_ok(&err, "mutate");
+}
+
+/* ---- single-row operations ---- */
+
+static void put_get_versions_ranges_filters(void **state)
+{
+    SKIP_IF_NO_SERVER();
+    char v[64];
+    put1("b1", "f", "q1", 100, "v100");
+    put1("b1", "f", "q1", 200, "v200");
+    put1("b1", "f", "q1", 300, "v300");
+    put1("b1", "g", "x", STRATA_LATEST_TIMESTAMP, "gx");
+    assert_string_equal(value_of("b1", "f", "q1", v, sizeof(v)), "v300");
+
+    strata_get_t *gt = strata_get_create("b1", 2);
+    strata_get_add_column(gt, "f", 1, "q1", 2);
+    strata_get_set_max_versions(gt, 3);
+    strata_result_t *r = get1(gt);
+    assert_int_equal(strata_result_cell_count(r), 3);
+    assert_int_equal(strata_result_cell_timestamp(r, 0), 300);
+    assert_int_equal(strata_result_cell_timestamp(r, 2), 100);
+    size_t len;
+    assert_memory_equal(strata_result_row(r, &len), "b1", 2);
+    strata_result_destroy(r);
+
+    gt = strata_get_create("b1", 2);
+    strata_get_set_max_versions(gt, 3);
+    strata_get_set_time_range(gt, 150, 250);
+    r = get1(gt);
+    assert_int_equal(strata_result_cell_count(r), 1);
+    assert_memory_equal(strata_result_cell_value(r, 0, &len), "v200", 4);
+    strata_result_destroy(r);
+
+    gt = strata_get_create("b1", 2);
+    strata_get_add_column(gt, "g", 1, NULL, 0);
+    r = get1(gt);
+    assert_int_equal(strata_result_cell_count(r), 1);
+    assert_memory_equal(strata_result_cell_family(r, 0, &len), "g", 1);
+    strata_result_destroy(r);
+
+    put1("b2", "f", "q1", STRATA_LATEST_TIMESTAMP, "apple");
+    put1("b2", "f", "q2", STRATA_LATEST_TIMESTAMP, "banana");
+    gt = strata_get_create("b2", 2);
+    strata_get_set_filter(gt, "QualifierFilter(=, 'binary:q2')");
+    r = get1(gt);
+    assert_int_equal(strata_result_cell_count(r), 1);
+    assert_memory_equal(strata_result_cell_value(r, 0, &len), "banana", 6);
+    strata_result_destroy(r);
+
+    r = get1(strata_get_create("nothing-here", 12));
+    assert_int_equal(strata_result_cell_count(r), 0);
+    strata_result_destroy(r);
+}
+
+static void deletes_version_column_family_row(void **state)
+{
+    SKIP_IF_NO_SERVER();
+    char v[64];
+    strata_mutation_t *d = strata_delete_create("b1", 2);
+    strata_delete_version(d, "f", 1, "q1", 2, 300);
+    mutate(d);
+    assert_string_equal(value_of("b1", "f", "q1", v, sizeof(v)), "v200");
+
+    d = strata_delete_create("b1", 2);
+    strata_delete_column(d, "f", 1, "q1", 2, STRATA_LATEST_TIMESTAMP);
+    mutate(d);
+    assert_string_equal(value_of("b1", "f", "q1", v, sizeof(v)), "");
+    assert_string_equal(value_of("b1", "g", "x", v, sizeof(v)), "gx");
+
+    d = strata_delete_create("b1", 2);
+    strata_delete_family(d, "g", 1, STRATA_LATEST_TIMESTAMP);
+    mutate(d);
+    assert_string_equal(value_of("b1", "g", "x", v, sizeof(v)), "");
+
+    put1("b3", "g", "y", STRATA_LATEST_TIMESTAMP, "gy");
+    put1("b3", "f", "z", STRATA_LATEST_TIMESTAMP, "fz");
+    mutate(strata_delete_create("b3", 2)); /* the whole row */
+    strata_result_t *r = get1(strata_get_create("b3", 2));
+    assert_int_equal(strata_result_cell_count(r), 0);
+    strata_result_destroy(r);
+}
+
+static void check_and_mutate_increment_append(void **state)
+{
+    SKIP_IF_NO_SERVER();
+    char *err = NULL, v[64];
+    strata_mutation_t *m = strata_put_create("c1", 2);
+    strata_put_add(m, "f", 1, "q", 1, STRATA_LATEST_TIMESTAMP, "v1", 2);
+    assert_int_equal(
+        strata_table_check_and_mutate(g.table, "f", 1, "q", 1, STRATA_EQUAL, NULL, 0, m, &err), 1);
+    check_ok(&err, "cam absent");
+    assert_int_equal(
+        strata_table_check_and_mutate(g.table, "f", 1, "q", 1, STRATA_EQUAL, NULL, 0, m, &err), 0);
+    strata_mutation_destroy(m);
+    m = strata_put_create("c1", 2);
+    strata_put_add(m, "f", 1, "q", 1, STRATA_LATEST_TIMESTAMP, "v2", 2);
+    assert_int_equal(
+        strata_table_check_and_mutate(g.table, "f", 1, "q", 1, STRATA_EQUAL, "zz", 2, m, &err), 0);
+    assert_int_equal(
+        strata_table_check_and_mutate(g.table, "f", 1, "q", 1, STRATA_EQUAL, "v1", 2, m, &err), 1);
+    strata_mutation_destroy(m);
+    check_ok(&err, "cam");
+    assert_string_equal(value_of("c1", "f", "q", v, sizeof(v)), "v2");
+
+    assert_int_equal(strata_table_increment(g.table, "i1", 2, "f", 1, "n", 1, 5, &err), 5);
+    assert_int_equal(strata_table_increment(g.table, "i1", 2, "f", 1, "n", 1, 10, &err), 15);
+    assert_int_equal(strata_table_increment(g.table, "i1", 2, "f", 1, "n", 1, -3, &err), 12);
+    check_ok(&err, "increment");
+
+    size_t len = 0;
+    char *s = strata_table_append(g.table, "a1", 2, "f", 1, "ap", 2, "ab", 2, &len, &err);
+    check_ok(&err, "append");
+    assert_int_equal(len, 2);
+    strata_free(s);
+    s = strata_table_append(g.table, "a1", 2, "f", 1, "ap", 2, "cd", 2, &len, &err);
+    check_ok(&err, "append");
+    assert_int_equal(len, 4);
+    assert_memory_equal(s, "abcd", 4);
+    strata_free(s);
+}
+
+/* A final error (unknown family) surfaces at once, not after the retries. */
+static void unknown_family_fails_without_retry(void **state)
+{
+    SKIP_IF_NO_SERVER();
+    char *err = NULL;
+    uint64_t t0 = clock_mono_ns();
+    strata_mutation_t *m = strata_put_create("u1", 2);
+    strata_put_add(m, "nofam", 5, "q", 1, STRATA_LATEST_TIMESTAMP, "v", 1);
+    strata_table_put(g.table, m, &err);
+    strata_mutation_destroy(m);
+    assert_non_null(err);
+    assert_non_null(strstr(err, "unknown column family"));
+    strata_free(err);
+    assert_true(clock_mono_ns() - t0 < 2000000000ull);
+}
+
+/* ---- scans ---- */
+
+/* Rows "<letter>-scan-<k>" for every letter and k < 2, each with f:s = row, and every
+ * k = 0 row with five cells g:c0..g:c4: 52 rows over all four regions. */
+static void load_scan_rows(void)
+{
+    char *err = NULL;
+    strata_batch_t *b = strata_batch_create();
+    for (char c = 'a'; c <= 'z'; c++)
+        for (int k = 0; k < 2; k++) {
+            char row[32];
+            snprintf(row, sizeof(row), "%c-scan-%d", c, k);
+            strata_mutation_t *m = strata_put_create(row, strlen(row));
+            strata_put_add(m, "f", 1, "s", 1, STRATA_LATEST_TIMESTAMP, row, strlen(row));
+            for (int q = 0; k == 0 && q < 5; q++) {
+                char qual[4] = {'c', (char)('0' + q), 0};
+                strata_put_add(m, "g", 1, qual, 2, STRATA_LATEST_TIMESTAMP, "x", 1);
+            }
+            strata_batch_add_mutation(b, m);
+            strata_mutation_destroy(m);
+        }
+    strata_table_batch(g.table, b, &err);
+    strata_batch_destroy(b);
+    check_ok(&err, "load scan rows");
+}
+
+/* Scans column f:s with the given bounds; the rows' names go into rows (joined by ',')
+ * and the count is returned. */
+static int scan_rows(const char *start, const char *stop, bool reversed, uint64_t limit, char *rows,
+                     size_t cap)
+{
+    char *err = NULL;
+    strata_scan_t *s = strata_scan_create();
+    strata_scan_add_column(s, "f", 1, "s", 1);
+    if (start)
+        strata_scan_set_start(s, start, strlen(start));
+    if (stop)
+        strata_scan_set_stop(s, stop, strlen(stop));
+    strata_scan_set_reversed(s, reversed);
+    strata_scan_set_limit(s, limit);
+    strata_scan_set_caching(s, 3);
+    strata_scanner_t *sc = strata_table_scan(g.table, s, &err);
+    strata_scan_destroy(s);
+    check_ok(&err, "scan open");
+    int n = 0;
+    strata_result_t *r;
+    rows[0] = '\0';
+    while ((r = strata_scanner_next(sc, &err)) != NULL) {
+        size_t len, used = strlen(rows);
+        const char *row = strata_result_row(r, &len);
+        snprintf(rows + used, cap - used, "%s%.*s", n ? "," : "", (int)len, row);
+        n++;
+        strata_result_destroy(r);
+    }
+    strata_scanner_close(sc);
+    check_ok(&err, "scan");
+    return n;
+}
+
+static void scan_crosses_regions_forward_and_reversed(void **state)
+{
+    SKIP_IF_NO_SERVER();
+    static char rows[4096], want[4096];
+    load_scan_rows();
+    want[0] = '\0';
+    for (char c = 'a'; c <= 'z'; c++)
+        for (int k = 0; k < 2; k++)
+            snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%c-scan-%d",
+                     want[0] ? "," : "", c, k);
+    assert_int_equal(scan_rows(NULL, NULL, false, 0, rows, sizeof(rows)), 52);
+    assert_string_equal(rows, want);
+
+    assert_int_equal(scan_rows(NULL, NULL, true, 0, rows, sizeof(rows)), 52);
+    assert_true(strncmp(rows, "z-scan-1,z-scan-0,y-scan-1", 26) == 0);
+    assert_non_null(strstr(rows, "n-scan-0,m-scan-1,m-scan-0,l-scan-1"));
+    assert_non_null(strstr(rows, "t-scan-0,s-scan-1"));
+    assert_int_equal(strcmp(rows + strlen(rows) - 8, "a-scan-0"), 0);
+
+    /* [f-scan-1, u) forward: f1 g0 g1 ... t0 t1 = 1 + 2*14 rows; reversed from u
+     * (inclusive, not a row) down to f-scan-1 (exclusive). */
+    assert_int_equal(scan_rows("f-scan-1", "u", false, 0, rows, sizeof(rows)), 29);
+    assert_true(strncmp(rows, "f-scan-1,g-scan-0", 17) == 0);
+    assert_int_equal(strcmp(rows + strlen(rows) - 8, "t-scan-1"), 0);
+    assert_int_equal(scan_rows("u", "f-scan-1", true, 0, rows, sizeof(rows)), 28);
+    assert_true(strncmp(rows, "t-scan-1,t-scan-0,s-scan-1", 26) == 0);
+    assert_int_equal(strcmp(rows + strlen(rows) - 8, "g-scan-0"), 0);
+
+    /* Start and stop on region boundaries. */
+    assert_int_equal(scan_rows("g", "t", false, 0, rows, sizeof(rows)), 26);
+    assert_int_equal(scan_rows("t", "g", true, 0, rows, sizeof(rows)), 26);
+    assert_true(strncmp(rows, "s-scan-1", 8) == 0);
+
+    /* Limits across regions. */
+    assert_int_equal(scan_rows("e", NULL, false, 7, rows, sizeof(rows)), 7);
+    assert_int_equal(strcmp(rows + strlen(rows) - 8, "h-scan-0"), 0);
+    assert_int_equal(scan_rows("p", NULL, true, 5, rows, sizeof(rows)), 5);
+    assert_string_equal(rows, "o-scan-1,o-scan-0,n-scan-1,n-scan-0,m-scan-1");
+}
+
+/* With batch 2, each k = 0 row's five g cells come as 2 + 2 + 1, the first two partial. */
+static void scan_batch_gives_partial_rows(void **state)
+{
+    SKIP_IF_NO_SERVER();
+    char *err = NULL;
+    strata_scan_t *s = strata_scan_create();
+    strata_scan_add_column(s, "g", 1, NULL, 0);
+    strata_scan_set_batch(s, 2);
+    strata_scan_set_caching(s, 4);
+    strata_scan_set_start(s, "a-scan", 6);
+    strata_scanner_t *sc = strata_table_scan(g.table, s, &err);
+    strata_scan_destroy(s);
+    strata_result_t *r;
+    int results = 0, cells = 0, partial = 0;
+    while ((r = strata_scanner_next(sc, &err)) != NULL) {
+        size_t len;
+        const char *row = strata_result_row(r, &len);
+        if (len >= 6 && memcmp(row + 1, "-scan", 5) == 0) {
+            results++;
+            cells += (int)strata_result_cell_count(r);
+            partial += strata_result_partial(r);
+        }
+        strata_result_destroy(r);
+    }
+    strata_scanner_close(sc);
+    check_ok(&err, "batch scan");
+    assert_int_equal(cells, 26 * 5);
+    assert_int_equal(results, 26 * 3);
+    assert_int_equal(partial, 26 * 2);
+}
+
+/* ---- batch and buffered mutator ---- */
+
+static void batch_across_regions_with_a_failed_action(void **state)
+{
+    SKIP_IF_NO_SERVER();
+    char *err = NULL;
+    strata_batch_t *b = strata_batch_create();
+    for (int i = 0; i < 100; i++) {
+        char row[32], val[32];
+        snprintf(row, sizeof(row), "%c-batch-%02d", 'a' + i % 26, i);
+        snprintf(val, sizeof(val), "bv%d", i);
+        strata_mutation_t *m = strata_put_create(row, strlen(row));
+        strata_put_add(m, "f", 1, "b", 1, STRATA_LATEST_TIMESTAMP, val, strlen(val));
+        strata_batch_add_mutation(b, m);
+        strata_mutation_destroy(m);
+    }
+    strata_mutation_t *bad = strata_put_create("m-batch-bad", 11);
+    strata_put_add(bad, "nofam", 5, "b", 1, STRATA_LATEST_TIMESTAMP, "x", 1);
+    size_t bad_idx = strata_batch_add_mutation(b, bad);
+    strata_mutation_destroy(bad);
+    strata_table_batch(g.table, b, &err);
+    assert_non_null(err);
+    assert_non_null(strstr(err, "1 of 101 actions failed"));
+    strata_free(err);
+    err = NULL;
+    for (size_t i = 0; i < 100; i++)
+        assert_null(strata_batch_error(b, i));
+    assert_non_null(strstr(strata_batch_error(b, bad_idx), "unknown column family"));
+    strata_batch_destroy(b);
+
+    b = strata_batch_create();
+    for (int i = 0; i < 100; i++) {
+        char row[32];
+        snprintf(row, sizeof(row), "%c-batch-%02d", 'a' + i % 26, i);
+        strata_get_t *gt = strata_get_create(row, strlen(row));
+        strata_batch_add_get(b, gt);
+        strata_get_destroy(gt);
+    }
+    strata_table_batch(g.table, b, &err);
+    check_ok(&err, "batch get");
+    for (size_t i = 0; i < 100; i++) {
+        char val[32];
+        size_t len = 0;
+        snprintf(val, sizeof(val), "bv%zu", i);
+        const strata_result_t *r = strata_batch_result(b, i);
+        assert_non_null(r);
+        const char *v = strata_result_value(r, "f", 1, "b", 1, &len);
+        assert_non_null(v);
+        assert_int_equal(len, strlen(val));
+        assert_memory_equal(v, val, len);
+    }
+    strata_batch_destroy(b);
+}
+
+static int count_column(const char *fam, const char *qual)
+{
+    char *err = NULL;
+    strata_scan_t *s = strata_scan_create();
+    strata_scan_add_column(s, fam, strlen(fam), qual, strlen(qual));
+    strata_scan_set_caching(s, 500);
+    strata_scanner_t *sc = strata_table_scan(g.table, s, &err);
+    strata_scan_destroy(s);
+    int n = 0;
+    strata_result_t *r;
+    while ((r = strata_scanner_next(sc, &err)) != NULL) {
+        n++;
+        strata_result_destroy(r);
+    }
+    strata_scanner_close(sc);
+    check_ok(&err, "count scan");
+    return n;
+}
+
+static void buffered_mutator_flushes_on_size_and_reports_failures(void **state)
+{
+    SKIP_IF_NO_SERVER();
+    char *err = NULL, val[100];
+    memset(val, 'v', sizeof(val));
+    strata_mutator_t *bm = strata_mutator_create(g.table, 4096);
+    for (int i = 0; i < 600; i++) {
+        char row[32];
+        snprintf(row, sizeof(row), "%c-mut-%03d", 'a' + i % 26, i);
+        strata_mutation_t *m = strata_put_create(row, strlen(row));
+        strata_put_add(m, "f", 1, "m", 1, STRATA_LATEST_TIMESTAMP, val, sizeof(val));
+        strata_mutator_mutate(bm, m, &err);
+        strata_mutation_destroy(m);
+        check_ok(&err, "mutator");
+        assert_true(strata_mutator_buffered(bm) < 4096);
+    }
+    assert_true(count_column("f", "m") > 0); /* size flushes happened */
+    strata_mutation_t *bad = strata_put_create("q-mut-bad", 9);
+    strata_put_add(bad, "nofam", 5, "m", 1, STRATA_LATEST_TIMESTAMP, "x", 1);
+    strata_mutator_mutate(bm, bad, &err);
+    strata_mutation_destroy(bad);
+    check_ok(&err, "mutator buffer bad");
+    strata_mutator_flush(bm, &err);
+    assert_non_null(err);
+    strata_free(err);
+    err = NULL;
+    assert_int_equal(strata_mutator_failed_count(bm), 1);
+    size_t len = 0;
+    assert_memory_equal(strata_mutator_failed_row(bm, 0, &len), "q-mut-bad", 9);
+    assert_non_null(strstr(strata_mutator_failed_error(bm, 0), "unknown column family"));
+    assert_int_equal(strata_mutator_buffered(bm), 0);
+    strata_mutator_close(bm, &err);
+    check_ok(&err, "mutator close");
+    assert_int_equal(count_column("f", "m"), 600);
+}
+
+/* ---- the example program ---- */
+
+/* examples/put_get.c, built beside the strata binary, runs against the cluster. */
+static void example_put_get_runs(void **state)
+{
+    SKIP_IF_NO_SERVER();
+    char bin[700], cmd[2200], out[700];
+    snprintf(bin, sizeof(bin), "%s", getenv("STRATA_BIN"));
+    char *slash = strrchr(bin, '/');
+    snprintf(slash ? slash + 1 : bin, sizeof(bin) - (size_t)(slash ? slash + 1 - bin : 0),
+             "example_put_get");
+    if (access(bin, X_OK) != 0) {
+        print_message("SKIP: %s is not built\n", bin);
+        skip();
+    }
+    snprintf(out, sizeof(out), "%s/example.out", g.dir);
+    snprintf(cmd, sizeof(cmd), "timeout 60 %s %s t f > %s 2>&1", bin, g.locfile, out);
+    int st = system(cmd);
+    if (st != 0 || !file_has(out, "get banana: 1 cells") || !file_has(out, "cherry f:q") ||
+        !file_has(out, "get banana: 0 cells")) {
+        snprintf(cmd, sizeof(cmd), "head -c 3000 %s >&2", out);
+        if (system(cmd) != 0)
+            print_message("(no output)\n");
+        fail_msg("%s exited %d; see %s", bin, st, out);
+    }
+}
+
+/* ---- the move drill ---- */
+
+typedef struct drill {
+    atomic_bool stop;
+    atomic_int errors;
+    int acked; /* writes acknowledged (rows 0..acked-1) */
+    char first_error[512];
+} drill;
+
+static void drill_row(int i, char *row, size_t cap)
+{
+    snprintf(row, cap, "%c-move-%06d", i % 2 ? 'h' : 'a', i); /* r1 (moving) and r2 */
+}
+
+static void drill_fail(drill *d, const char *what, char *err)
+{
+    if (atomic_fetch_add(&d->errors, 1) == 0)
+        snprintf(d->first_error, sizeof(d->first_error), "%s: %s", what, err ? err : "mismatch");
+    strata_free(err);
+}
+
+static void *drill_writer(void *arg)
+{
+    drill *d = arg;
+    for (int i = 0; !atomic_load(&d->stop); i++) {
+        char row[32], *err = NULL;
+        drill_row(i, row, sizeof(row));
+        strata_mutation_t *m = strata_put_create(row, strlen(row));
+        strata_put_add(m, "f", 1, "mv", 2, STRATA_LATEST_TIMESTAMP, row, strlen(row));
+        strata_table_put(g.table, m, &err);
+        strata_mutation_destroy(m);
+        if (err) {
+            drill_fail(d, row, err);
+            continue;
+        }
+        d->acked = i + 1;
+        strata_get_t *gt = strata_get_create(row, strlen(row));
+        strata_result_t *r = strata_table_get(g.table, gt, &err);
+        strata_get_destroy(gt);
+        size_t len = 0;
+        const char *v = r ? strata_result_value(r, "f", 1, "mv", 2, &len) : NULL;
+        if (err || !v || len != strlen(row) || memcmp(v, row, len) != 0)
+            drill_fail(d, row, err);
+        strata_result_destroy(r);
+    }
+    return NULL;
+}
+
+static void move_region_while_writing(void **state)
+{
+    SKIP_IF_NO_SERVER();
+    drill d = {0};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, drill_writer, &d), 0);
+    clock_sleep_ms(700);
+    /* Closed on server 0, a gap, opened on server 1, a gap, then the file says so: the
+     * client sees NOT_SERVING from the old server until the file changes. */
+    int rc = close_region(&regions[0], 0);
+    clock_sleep_ms(300);
+    if (rc == ST_OK)
+        rc = open_region(&regions[0], 1);
+    char why[512];
+    snprintf(why, sizeof(why), "%s", rc == ST_OK ? "" : st_errmsg());
+    clock_sleep_ms(200);
+    if (rc == ST_OK) {
+        regions[0].server = 1;
+        write_locations();
+    }
+    clock_sleep_ms(1800);
+    atomic_store(&d.stop, true);
+    pthread_join(th, NULL);
+    if (rc != ST_OK)
+        fail_msg("moving r1: %s", why);
+    if (atomic_load(&d.errors))
+        fail_msg("%d client errors during the move; first: %s", atomic_load(&d.errors),
+                 d.first_error);
+    assert_true(d.acked > 20);
+    print_message("move drill: %d writes acknowledged and read back\n", d.acked);
+
+    /* Every acknowledged write is there, read one by one and by a scan. */
+    char v[64];
+    for (int i = 0; i < d.acked; i++) {
+        char row[32];
+        drill_row(i, row, sizeof(row));
+        if (strcmp(value_of(row, "f", "mv", v, sizeof(v)), row) != 0)
+            fail_msg("acknowledged write %s is missing after the move", row);
+    }
+    assert_int_equal(count_column("f", "mv"), d.acked);
+}
+
+/* ---- scans that outlive a region move ---- */
+
+static int move_region(int idx, int to)
+{
+    int rc = close_region(&regions[idx], regions[idx].server);
+    if (rc == ST_OK)
+        rc = open_region(&regions[idx], to);
+    if (rc == ST_OK) {
+        regions[idx].server = to;
+        write_locations();
+    }
+    return rc;
+}
+
+/* Reads `before` results of a batch-2, caching-1 scan of family g, moves region idx to
+ * the other server, and reads on: no error, every cell exactly once. */
+static void scan_across_move(bool reversed, const char *start, int idx, int before)
+{
+    char *err = NULL, last[64] = "";
+    strata_scan_t *s = strata_scan_create();
+    strata_scan_add_column(s, "g", 1, NULL, 0);
+    strata_scan_set_batch(s, 2);
+    strata_scan_set_caching(s, 1);
+    strata_scan_set_reversed(s, reversed);
+    strata_scan_set_start(s, start, strlen(start));
+    strata_scanner_t *sc = strata_table_scan(g.table, s, &err);
+    strata_scan_destroy(s);
+    strata_result_t *r;
+    int results = 0, cells = 0, rows = 0;
+    while ((r = strata_scanner_next(sc, &err)) != NULL) {
+        size_t len;
+        const char *row = strata_result_row(r, &len);
+        if (strlen(last) != len || memcmp(last, row, len) != 0) {
+            rows++;
+            snprintf(last, sizeof(last), "%.*s", (int)len, row);
+        }
+        results++;
+        cells += (int)strata_result_cell_count(r);
+        strata_result_destroy(r);
+        if (results == before && move_region(idx, 1 - regions[idx].server) != ST_OK)
+            fail_msg("moving %s: %s", regions[idx].name, st_errmsg());
+    }
+    strata_scanner_close(sc);
+    check_ok(&err, "scan across a move");
+    assert_int_equal(rows, 13);
+    assert_int_equal(cells, 13 * 5);
+    assert_int_equal(results, 13 * 3);
+}
+
+static void scan_resumes_after_region_moves(void **state)
+{
+    SKIP_IF_NO_SERVER();
+    scan_across_move(false, "n", 2, 2); /* forward, r3 moves inside row n-scan-0 */
+    scan_across_move(true, "m~", 1, 1); /* reversed, r2 moves inside row m-scan-0 */
+    scan_across_move(false, "n", 2, 3); /* forward, between rows */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(put_get_versions_ranges_filters),
+        cmocka_unit_test(deletes_version_column_family_row),
+        cmocka_unit_test(check_and_mutate_increment_append),
+        cmocka_unit_test(unknown_family_fails_without_retry),
+        cmocka_unit_test(scan_crosses_regions_forward_and_reversed),
+        cmocka_unit_test(scan_batch_gives_partial_rows),
+        cmocka_unit_test(batch_across_regions_with_a_failed_action),
+        cmocka_unit_test(buffered_mutator_flushes_on_size_and_reports_failures),
+        cmocka_unit_test(example_put_get_runs),
+        cmocka_unit_test(move_region_while_writing),
+        cmocka_unit_test(scan_resumes_after_region_moves),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -639,8 +639,8 @@ int bench_main(int argc, char **argv)
         usage(stdout, true);
         return 0;
     }
-    fprintf(stderr, "strata bench: %s '%s' (modes: engine)\n",
-            argc >= 2 ? "unknown mode" : "missing mode", argc >= 2 ? argv[1] : "");
+    if (argc >= 2)
+        return bench_cluster_main(argc, argv);
     usage(stderr, false);
     return 2;
 }

@@ -9,6 +9,9 @@
  *                     [--threads T] [--dir D] [--engines e1,...]
  * argv[1] is the mode; only "engine" exists so far (tools/bench_engine.c). */
 int bench_main(int argc, char **argv);
+/* strata bench [--rows N] [--threads T] [--value-size B] [--json] [--server host:port]
+ *              [--regions R] WORKLOAD... (cluster mode, tools/bench_cluster.c) */
+int bench_cluster_main(int argc, char **argv);
 
 /* strata regionserver [--config F] [--KEY=VALUE ...] [--print-config]
  * (tools/regionserver_main.c; docs/regionserver.md). */

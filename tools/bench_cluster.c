@@ -3,7 +3,7 @@
  * (which follow Bigtable's §7) against one region server through the C client.
  *
  *   strata bench [--rows N] [--threads T] [--value-size B] [--json]
- *                [--server host:port] [--regions R] WORKLOAD...
+ *                [--server host:port] [--regions R] [--rate OPS] WORKLOAD...
  *   WORKLOAD: sequentialWrite randomWrite sequentialRead randomRead scan
  *
  * Keys are 26-byte zero-padded decimals (PE's format), values incompressible random
@@ -14,7 +14,9 @@
  * Each workload prints ops/s and p50/p95/p99/p999 latency of one operation (a get, a
  * buffered put, a scanner next). When redis-server and redis-benchmark are installed,
  * GET and SET with the same value size and concurrency run against a private Redis
- * and Strata/Redis ratios are printed. Every loop is bounded by --rows.
+ * and Strata/Redis ratios are printed. --rate paces the gets and puts to a total
+ * number of operations per second (for latency at a given load, e.g. half of the
+ * peak). Every loop is bounded by --rows.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "client/strata.h"
@@ -50,6 +53,7 @@ typedef struct cluster_opts {
     bool json;
     const char *server;
     int regions;
+    double rate; /* total ops/s to pace gets and puts at; 0 = as fast as possible */
     const char *workloads[8];
     int nworkloads;
 } cluster_opts;
@@ -72,7 +76,7 @@ typedef struct workload_result {
 static void usage(FILE *out)
 {
     fprintf(out, "usage: strata bench [--rows N] [--threads T] [--value-size B] [--json]\n"
-                 "                    [--server host:port] [--regions R] WORKLOAD...\n"
+                 "                    [--server host:port] [--regions R] [--rate OPS] WORKLOAD...\n"
                  "  WORKLOAD: sequentialWrite randomWrite sequentialRead randomRead scan\n"
                  "  (strata bench engine ... runs the storage-engine benchmark)\n");
 }
@@ -106,6 +110,8 @@ static int parse_args(int argc, char **argv, cluster_opts *o)
             o->server = v, i++;
         } else if (v && strcmp(a, "--regions") == 0) {
             o->regions = atoi(v), i++;
+        } else if (v && strcmp(a, "--rate") == 0) {
+            o->rate = atof(v), i++;
         } else if (a[0] != '-' && known(a) && o->nworkloads < 8) {
             o->workloads[o->nworkloads++] = a;
         } else {
@@ -113,7 +119,7 @@ static int parse_args(int argc, char **argv, cluster_opts *o)
             return 2;
         }
     }
-    if (o->rows <= 0 || o->threads <= 0 || o->threads > 256 || o->value_size <= 0 ||
+    if (o->rows <= 0 || o->threads <= 0 || o->threads > 256 || o->value_size <= 0 || o->rate < 0 ||
         o->regions <= 0 || o->regions > MAX_REGIONS || o->nworkloads == 0) {
         fprintf(stderr, "strata bench: need rows > 0, 1..256 threads, value size > 0, "
                         "1..%d regions and at least one workload\n",
@@ -289,6 +295,21 @@ static uint64_t next_rand(uint64_t *s)
     return *s;
 }
 
+/* With --rate, waits until this thread's i-th operation is due. */
+static void pace(worker *w, uint64_t start_ns, long i)
+{
+    if (w->o->rate <= 0)
+        return;
+    double per_thread = w->o->rate / w->o->threads;
+    uint64_t due = start_ns + (uint64_t)((double)i * 1e9 / per_thread);
+    uint64_t now = clock_mono_ns();
+    if (due > now) {
+        struct timespec ts = {(time_t)((due - now) / 1000000000ull),
+                              (long)((due - now) % 1000000000ull)};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static void record(worker *w, uint64_t t0)
 {
     uint64_t us = (clock_mono_ns() - t0) / 1000;
@@ -303,9 +324,11 @@ static void run_writes(worker *w, bool random)
     char *value = malloc((size_t)w->o->value_size);
     char key[KEY_LEN];
     char *err = NULL;
+    uint64_t start = clock_mono_ns();
     for (long i = 0; i < w->count; i++) {
         long k = random ? (long)(next_rand(&w->rng) % (uint64_t)w->o->rows) : w->first + i;
         format_key(k, key);
+        pace(w, start, i);
         for (int b = 0; b + 8 <= w->o->value_size; b += 8) {
             uint64_t r = next_rand(&w->rng);
             memcpy(value + b, &r, 8);
@@ -328,7 +351,6 @@ static void run_writes(worker *w, bool random)
         w->errors++;
         strata_free(err);
     }
-    w->errors += (long)0;
     free(value);
 }
 
@@ -336,9 +358,11 @@ static void run_reads(worker *w, bool random)
 {
     char key[KEY_LEN];
     char *err = NULL;
+    uint64_t start = clock_mono_ns();
     for (long i = 0; i < w->count; i++) {
         long k = random ? (long)(next_rand(&w->rng) % (uint64_t)w->o->rows) : w->first + i;
         format_key(k, key);
+        pace(w, start, i);
         strata_get_t *g = strata_get_create(key, KEY_LEN);
         uint64_t t0 = clock_mono_ns();
         strata_result_t *r = strata_table_get(w->table, g, &err);
@@ -490,6 +514,8 @@ static void print_result(const cluster_opts *o, const workload_result *r, const 
 static void print_redis(const cluster_opts *o, const workload_result *res, int n)
 {
     bench_redis_result rr;
+    if (o->rate > 0)
+        return; /* a paced run is about latency, not a throughput comparison */
     if (!bench_redis_available()) {
         if (!o->json)
             printf("redis: redis-server/redis-benchmark not installed; no Redis comparison\n");

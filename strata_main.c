@@ -12,6 +12,11 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: strata <command> [args]\n"
                  "commands:\n"
+                 "  regionserver [--config F] [--KEY=VALUE ...] [--print-config]\n"
+                 "                 serve regions over RPC (docs/regionserver.md)\n"
+                 "  bench [--rows N] [--threads T] [--value-size B] [--json] [--server H:P]\n"
+                 "        [--regions R] [--rate OPS] WORKLOAD...\n"
+                 "                 PerformanceEvaluation workloads against a region server\n"
                  "  bench engine [--num N] [--workloads w1,w2,...] [--value-size B] [--json]\n"
                  "                 storage-engine benchmark (Strata vs RocksDB/LevelDB)\n"
                  "  version        print the version\n"

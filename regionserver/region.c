@@ -672,7 +672,7 @@ int region_batch_mutate(region *r, const mutation *ms, size_t n, int *results)
     size_t cap = 16;
     while (cap < 2 * n)
         cap *= 2;
-    row_set seen = {malloc(cap * sizeof(uint64_t)), calloc(cap, sizeof(uint32_t)), cap - 1, 1};
+    row_set seen = {calloc(cap, sizeof(uint64_t)), calloc(cap, sizeof(uint32_t)), cap - 1, 1};
     prepared *ps = calloc(n ? n : 1, sizeof(*ps));
     if (!ps || !seen.hashes || !seen.gens) {
         free(ps);

@@ -129,8 +129,9 @@ static bool find_line(const char *out, const char *workload, const char *engine,
 
 static double field(const char *line, const char *name)
 {
-    char key[64];
-    snprintf(key, sizeof(key), "\"%s\":", name);
+    char key[128];
+    if (snprintf(key, sizeof(key), "\"%.100s\":", name) >= (int)sizeof(key))
+        fail_msg("field name %s too long", name);
     const char *p = strstr(line, key);
     if (p == NULL)
         fail_msg("field %s missing in %s", name, line);

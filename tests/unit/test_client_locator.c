@@ -146,8 +146,8 @@ static void lookup_boundaries(void **state)
 
 static void write_file(const char *path, const char *text)
 {
-    char tmp[512];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    char tmp[600];
+    assert_true(snprintf(tmp, sizeof(tmp), "%.500s.tmp", path) < (int)sizeof(tmp));
     FILE *f = fopen(tmp, "w");
     assert_non_null(f);
     fputs(text, f);

@@ -1,6 +1,7 @@
 /*
  * rpc_client.c - the RPC client's API: options, start and stop of its I/O thread, call
- * submission (encoded on the caller's thread, handed over under `mu`), sync wrappers.
+ * submission (encoded on the caller's thread, sent directly when the client is otherwise
+ * idle, handed over under `mu`), sync wrappers.
  * Thread-safety: see rpc_client.h; the lock is described in rpc_client_internal.h.
  */
 #include "common/rpc_client.h"
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/rpc_client_internal.h"
 #include "common/rpc_event.h"
@@ -24,6 +26,7 @@ void rpc_client_opts_default(rpc_client_opts *o)
 static void *io_main(void *arg)
 {
     rpc_client *c = arg;
+    rpc_event_block_sigpipe();
     event_base_loop(c->base, EVLOOP_NO_EXIT_ON_EMPTY);
     return NULL;
 }
@@ -48,6 +51,8 @@ static void stop_cb(evutil_socket_t fd, short what, void *arg)
 
 static void destroy(rpc_client *c)
 {
+    if (c->guard_ev)
+        event_free(c->guard_ev);
     if (c->submit_ev)
         event_free(c->submit_ev);
     if (c->stop_ev)
@@ -81,8 +86,11 @@ int rpc_client_new(const rpc_client_opts *opts, rpc_client **out)
     if (c->base) {
         c->submit_ev = event_new(c->base, -1, 0, cli_submit_cb, c);
         c->stop_ev = event_new(c->base, -1, 0, stop_cb, c);
+        c->guard_ev = event_new(c->base, -1, EV_PERSIST, cli_submit_cb, c);
     }
-    if (!c->base || !c->submit_ev || !c->stop_ev) {
+    struct timeval guard = {CLI_GUARD_MS / 1000, (CLI_GUARD_MS % 1000) * 1000};
+    if (!c->base || !c->submit_ev || !c->stop_ev || !c->guard_ev ||
+        event_add(c->guard_ev, &guard) != 0) {
         destroy(c);
         return st_error(ST_NOMEM, "rpc client: cannot create its event loop");
     }
@@ -125,6 +133,7 @@ static int call_new(rpc_client *c, const char *addr, const char *method, const v
     uint32_t id = atomic_fetch_add(&c->next_id, 1) + 1;
     if (id == 0) /* 0 is never used, so a zeroed header is never mistaken for a call */
         id = atomic_fetch_add(&c->next_id, 1) + 1;
+    call->cli = c;
     call->id = id;
     call->timeout_ms = timeout_ms > 0 ? timeout_ms : c->opts.default_timeout_ms;
     int rc = rpc_header_encode_request(&call->frame, id, method, (uint32_t)call->timeout_ms, req,
@@ -141,6 +150,20 @@ static int call_new(rpc_client *c, const char *addr, const char *method, const v
     return ST_OK;
 }
 
+/* mu held: writes the call's frame straight to its established, idle connection if it
+ * can; false when the I/O thread need not be woken for it. */
+static bool send_direct(rpc_client *c, cli_call *call)
+{
+    cli_conn *k = cli_conn_find(c, call->addr);
+    int sent = k ? cli_conn_send_direct(k, &call->frame) : CLI_SENT_NONE;
+    if (sent == CLI_SENT_NONE)
+        return true;
+    call->direct_gen = k->gen;
+    call->sent_ns = clock_mono_ns();
+    buf_free(&call->frame);
+    return sent == CLI_SENT_PART;
+}
+
 int rpc_client_call_async(rpc_client *c, const char *addr, const char *method, const void *req,
                           size_t req_len, int timeout_ms, rpc_done_fn done, void *arg)
 {
@@ -153,9 +176,13 @@ int rpc_client_call_async(rpc_client *c, const char *addr, const char *method, c
         return rc;
     call->done = done;
     call->arg = arg;
+    bool lone = atomic_fetch_add(&c->outstanding, 1) == 0;
+    bool wake = true;
     pthread_mutex_lock(&c->mu);
     bool closed = c->closed;
     if (!closed) {
+        if (lone && call->timeout_ms >= CLI_GUARD_MS)
+            wake = send_direct(c, call);
         if (c->sub_tail)
             c->sub_tail->next = call;
         else
@@ -164,11 +191,13 @@ int rpc_client_call_async(rpc_client *c, const char *addr, const char *method, c
     }
     pthread_mutex_unlock(&c->mu);
     if (closed) {
+        atomic_fetch_sub(&c->outstanding, 1);
         cli_call_free(call);
         return st_error(ST_CLOSED, "rpc call %s to %s: client closed", method, addr);
     }
     CLI_STAT_ADD(c, calls);
-    event_active(c->submit_ev, EV_READ, 0);
+    if (wake)
+        event_active(c->submit_ev, EV_READ, 0);
     return ST_OK;
 }
 

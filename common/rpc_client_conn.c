@@ -8,16 +8,21 @@
  *   queued in the output) --BEV_EVENT_CONNECTED (event_cb)--> CONNECTED
  *   any --EOF, socket error, connect timeout, undecodable answer (conn_fail)--> gone: its
  *   calls complete ST_CONNECTION; the next call to the address opens a new connection.
- * Thread-safety: I/O thread only.
+ * Thread-safety: I/O thread only, except cli_conn_find and cli_conn_send_direct (callers,
+ * under mu); the I/O thread links and unlinks connections under mu and touches a
+ * connection's output under its out_mu (rules in rpc_client_internal.h).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/rpc_client_internal.h"
 #include "common/rpc_event.h"
@@ -99,6 +104,7 @@ void cli_call_free(cli_call *call)
 
 static void complete(cli_call *call, rpc_result *res)
 {
+    atomic_fetch_sub(&call->cli->outstanding, 1);
     if (call->timer) {
         event_free(call->timer);
         call->timer = NULL;
@@ -129,12 +135,17 @@ static void conn_close(cli_conn *k, int code, const char *why)
     char reason[256];
     snprintf(reason, sizeof(reason), "%s", why); /* why may live in k or in st_errmsg() */
     rpc_client *c = k->cli;
+    pthread_mutex_lock(&c->mu);
     for (cli_conn **p = &c->conns; *p; p = &(*p)->next) {
         if (*p == k) {
             *p = k->next;
             break;
         }
     }
+    pthread_mutex_unlock(&c->mu);
+    pthread_mutex_lock(&k->out_mu); /* waits out a direct send in progress */
+    k->fd = -1;
+    pthread_mutex_unlock(&k->out_mu);
     if (k->bev)
         bufferevent_free(k->bev);
     rpc_frame_decoder_free(&k->dec);
@@ -143,6 +154,8 @@ static void conn_close(cli_conn *k, int code, const char *why)
         cli_call_fail(call, code, "rpc call %u %s to %s: %s", call->id, call->method, k->addr,
                       reason);
     free(k->table);
+    buf_free(&k->carry);
+    pthread_mutex_destroy(&k->out_mu);
     free(k);
 }
 
@@ -158,6 +171,80 @@ void cli_conns_close_all(rpc_client *c, int code, const char *reason)
 {
     while (c->conns)
         conn_close(c->conns, code, reason);
+}
+
+/* I/O thread: queues bytes on k's output after any carried tail of a direct send. */
+static int queue_out(cli_conn *k, const void *data, size_t len)
+{
+    int rc = 0;
+    pthread_mutex_lock(&k->out_mu);
+    k->out_io = true;
+    if (k->carry.len) {
+        rc = bufferevent_write(k->bev, k->carry.data, k->carry.len);
+        buf_free(&k->carry);
+    }
+    if (rc == 0 && len)
+        rc = bufferevent_write(k->bev, data, len);
+    pthread_mutex_unlock(&k->out_mu);
+    return rc;
+}
+
+static void write_cb(struct bufferevent *bev, void *arg)
+{
+    cli_conn *k = arg;
+    pthread_mutex_lock(&k->out_mu);
+    if (k->carry.len == 0 && evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+        k->out_io = false; /* callers may send directly again */
+    pthread_mutex_unlock(&k->out_mu);
+}
+
+cli_conn *cli_conn_find(rpc_client *c, const char *addr)
+{
+    for (cli_conn *k = c->conns; k; k = k->next)
+        if (strcmp(k->addr, addr) == 0)
+            return k;
+    return NULL;
+}
+
+int cli_conn_send_direct(cli_conn *k, const buf_t *frame)
+{
+    size_t off = 0;
+    pthread_mutex_lock(&k->out_mu);
+    if (k->fd < 0 || k->out_io) {
+        pthread_mutex_unlock(&k->out_mu);
+        return CLI_SENT_NONE;
+    }
+    while (off < frame->len) {
+        ssize_t n = send(k->fd, frame->data + off, frame->len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; /* would block, or an error the I/O thread will meet and report */
+        off += (size_t)n;
+    }
+    int sent = off == frame->len ? CLI_SENT_ALL : off == 0 ? CLI_SENT_NONE : CLI_SENT_PART;
+    if (sent == CLI_SENT_PART) {
+        k->out_io = true;
+        if (buf_append(&k->carry, frame->data + off, frame->len - off) != ST_OK) {
+            LOG_ERROR("rpc client: out of memory for %zu unsent bytes to %s; closing it",
+                      frame->len - off, k->addr);
+            shutdown(k->fd, SHUT_RDWR); /* the stream is torn: its calls fail ST_CONNECTION */
+        }
+    }
+    pthread_mutex_unlock(&k->out_mu);
+    return sent;
+}
+
+/* I/O thread: writes the carried tails of direct sends that were cut short. */
+static void flush_carries(rpc_client *c)
+{
+    for (cli_conn *k = c->conns; k; k = k->next) {
+        pthread_mutex_lock(&k->out_mu);
+        bool has = k->carry.len > 0;
+        pthread_mutex_unlock(&k->out_mu);
+        if (has && queue_out(k, NULL, 0) != 0)
+            LOG_ERROR("rpc client: cannot queue call bytes to %s", k->addr);
+    }
 }
 
 /* Completes the call an answer frame belongs to; ST_PROTOCOL if the header is bad. */
@@ -192,6 +279,8 @@ static int on_answer(cli_conn *k, const rpc_frame *f)
 static void read_cb(struct bufferevent *bev, void *arg)
 {
     cli_conn *k = arg;
+    /* Calls sent directly are entered in the table before their answers are matched. */
+    cli_submit_cb(-1, 0, k->cli);
     struct evbuffer *in = bufferevent_get_input(bev);
     struct evbuffer_iovec v;
     rpc_frame f;
@@ -215,10 +304,14 @@ static void event_cb(struct bufferevent *bev, short what, void *arg)
     if (what & BEV_EVENT_CONNECTED) {
         k->connected = true;
         rpc_event_nodelay(bufferevent_getfd(bev));
+        pthread_mutex_lock(&k->out_mu);
+        k->fd = bufferevent_getfd(bev);
+        pthread_mutex_unlock(&k->out_mu);
         bufferevent_set_timeouts(bev, NULL, NULL);
         CLI_STAT_ADD(c, connects);
         return;
     }
+    cli_submit_cb(-1, 0, c); /* calls sent directly on k fail with k's reason below */
     if (what & BEV_EVENT_TIMEOUT)
         snprintf(why, sizeof(why), "%s timed out after %d ms", k->connected ? "write" : "connect",
                  c->opts.connect_timeout_ms);
@@ -248,11 +341,11 @@ static int conn_connect(cli_conn *k, const struct sockaddr_storage *ss, socklen_
         return st_error(ST_CONNECTION, "connect to %s failed: %s", k->addr,
                         evutil_socket_error_to_string(err));
     }
-    bufferevent_setcb(k->bev, read_cb, NULL, event_cb, k);
+    bufferevent_setcb(k->bev, read_cb, write_cb, event_cb, k);
     bufferevent_enable(k->bev, EV_READ | EV_WRITE);
     uint8_t pre[RPC_PREAMBLE_LEN];
     rpc_frame_preamble(pre);
-    if (bufferevent_write(k->bev, pre, sizeof(pre)) != 0)
+    if (queue_out(k, pre, sizeof(pre)) != 0)
         return st_error(ST_NOMEM, "rpc client: cannot queue the preamble to %s", k->addr);
     return ST_OK;
 }
@@ -273,6 +366,9 @@ static int conn_open(rpc_client *c, const char *addr, cli_conn **out)
     if (!k)
         return st_error(ST_NOMEM, "rpc client: out of memory connecting to %s", addr);
     k->cli = c;
+    k->gen = ++c->next_gen;
+    k->fd = -1;
+    pthread_mutex_init(&k->out_mu, NULL);
     snprintf(k->addr, sizeof(k->addr), "%s", addr);
     rpc_frame_decoder_init(&k->dec, c->opts.max_frame, false);
     rc = conn_connect(k, &ss, len);
@@ -280,22 +376,19 @@ static int conn_open(rpc_client *c, const char *addr, cli_conn **out)
         if (k->bev)
             bufferevent_free(k->bev);
         rpc_frame_decoder_free(&k->dec);
+        buf_free(&k->carry);
+        pthread_mutex_destroy(&k->out_mu);
         free(k);
         return rc;
     }
+    pthread_mutex_lock(&c->mu);
     k->next = c->conns;
     c->conns = k;
+    pthread_mutex_unlock(&c->mu);
     *out = k;
     return ST_OK;
 }
 
-static cli_conn *find_conn(rpc_client *c, const char *addr)
-{
-    for (cli_conn *k = c->conns; k; k = k->next)
-        if (strcmp(k->addr, addr) == 0)
-            return k;
-    return NULL;
-}
 
 static void timeout_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -307,10 +400,17 @@ static void timeout_cb(evutil_socket_t fd, short what, void *arg)
                   call->method, k->addr, call->timeout_ms);
 }
 
+/* Enters a call in its connection's table, arms its timer and writes its frame (unless it
+ * was sent directly). Never closes a connection (it may run inside one's read_cb). */
 static void start_call(rpc_client *c, cli_call *call)
 {
     char why[256];
-    cli_conn *k = find_conn(c, call->addr);
+    cli_conn *k = cli_conn_find(c, call->addr);
+    if (call->direct_gen && (!k || k->gen != call->direct_gen)) {
+        cli_call_fail(call, ST_CONNECTION, "rpc call %u %s to %s: connection closed", call->id,
+                      call->method, call->addr);
+        return;
+    }
     int rc = k ? ST_OK : conn_open(c, call->addr, &k);
     if (rc == ST_OK && !(call->timer = evtimer_new(c->base, timeout_cb, call)))
         rc = st_error(ST_NOMEM, "out of memory for a timer");
@@ -323,10 +423,19 @@ static void start_call(rpc_client *c, cli_call *call)
         return;
     }
     call->conn = k;
-    struct timeval tv = {call->timeout_ms / 1000, (call->timeout_ms % 1000) * 1000};
+    uint64_t left_us = (uint64_t)call->timeout_ms * 1000u;
+    if (call->direct_gen) { /* entered late: its timeout started at the send */
+        uint64_t spent_us = (clock_mono_ns() - call->sent_ns) / 1000u;
+        left_us = spent_us < left_us ? left_us - spent_us : 0;
+    }
+    struct timeval tv = {(time_t)(left_us / 1000000u), (suseconds_t)(left_us % 1000000u)};
     evtimer_add(call->timer, &tv);
-    if (bufferevent_write(k->bev, call->frame.data, call->frame.len) != 0) {
-        conn_fail(k, "cannot queue a call for writing");
+    if (call->direct_gen)
+        return;
+    if (queue_out(k, call->frame.data, call->frame.len) != 0) {
+        table_take(k, call->id);
+        cli_call_fail(call, ST_NOMEM, "rpc call %u %s to %s: cannot queue it for writing",
+                      call->id, call->method, call->addr);
         return;
     }
     buf_free(&call->frame);
@@ -345,4 +454,5 @@ void cli_submit_cb(evutil_socket_t fd, short what, void *arg)
         start_call(c, call);
         call = next;
     }
+    flush_carries(c);
 }

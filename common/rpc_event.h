@@ -29,4 +29,8 @@ void rpc_event_format_addr(const struct sockaddr *sa, char *out, size_t cap);
 /* Disables Nagle on a connected TCP socket (errors ignored: only latency depends on it). */
 void rpc_event_nodelay(int fd);
 
+/* Blocks SIGPIPE on the calling thread, so that its writes to a socket the peer closed
+ * fail with EPIPE instead of killing the process (for the RPC I/O threads). */
+void rpc_event_block_sigpipe(void);
+
 #endif

@@ -83,7 +83,7 @@ int rpc_server_register(rpc_server *s, const char *method, rpc_handler_fn fn, vo
 
 void srv_check_stop(rpc_server *s)
 {
-    if (!s->stopping || s->inflight > 0)
+    if (!atomic_load(&s->stopping) || atomic_load(&s->inflight) > 0)
         return;
     srv_conn *next;
     for (srv_conn *c = s->conns; c; c = next) {
@@ -98,7 +98,7 @@ void srv_check_stop(rpc_server *s)
 static void stop_cb(evutil_socket_t fd, short what, void *arg)
 {
     rpc_server *s = arg;
-    s->stopping = true;
+    atomic_store(&s->stopping, true);
     if (s->listener) {
         evconnlistener_free(s->listener);
         s->listener = NULL;
@@ -115,7 +115,7 @@ static void stop_timer_cb(evutil_socket_t fd, short what, void *arg)
     rpc_server *s = arg;
     LOG_WARN("rpc server on port %d: stop timed out after %d ms with %zu calls unanswered; "
              "closing the remaining connections",
-             rpc_server_port(s), s->opts.stop_timeout_ms, s->inflight);
+             rpc_server_port(s), s->opts.stop_timeout_ms, atomic_load(&s->inflight));
     while (s->conns)
         srv_conn_close(s->conns);
     event_base_loopbreak(s->base);
@@ -124,6 +124,7 @@ static void stop_timer_cb(evutil_socket_t fd, short what, void *arg)
 static void *io_main(void *arg)
 {
     rpc_server *s = arg;
+    rpc_event_block_sigpipe();
     event_base_loop(s->base, EVLOOP_NO_EXIT_ON_EMPTY);
     return NULL;
 }

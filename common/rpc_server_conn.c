@@ -11,8 +11,10 @@
  *
  * A bad preamble, frame or header closes only this connection; the reason is logged with
  * the peer address and counted in protocol_errors. A CLOSED connection's struct lives on
- * until its last call is answered (refs).
- * Thread-safety: I/O thread only; handler threads read nothing here but conn->peer.
+ * until its last call is answered (refs, atomic: a handler thread may drop the last one).
+ * Thread-safety: I/O thread only, except srv_conn_unref; handler threads read conn->peer
+ * and send answers under out_mu (see rpc_server_internal.h), which srv_conn_close and
+ * srv_conn_write take too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +49,10 @@ static void conn_unlink(rpc_server *s, srv_conn *c)
 
 void srv_conn_unref(srv_conn *c)
 {
-    if (--c->refs == 0)
+    if (atomic_fetch_sub(&c->refs, 1) == 1) {
+        pthread_mutex_destroy(&c->out_mu);
         free(c);
+    }
 }
 
 void srv_conn_close(srv_conn *c)
@@ -56,6 +60,10 @@ void srv_conn_close(srv_conn *c)
     if (c->state == CONN_CLOSED)
         return;
     c->state = CONN_CLOSED;
+    pthread_mutex_lock(&c->out_mu);
+    c->fd = -1; /* no handler sends from here on; the socket closes below */
+    c->partial = NULL;
+    pthread_mutex_unlock(&c->out_mu);
     bufferevent_free(c->bev);
     c->bev = NULL;
     conn_unlink(c->srv, c);
@@ -80,14 +88,28 @@ void srv_conn_begin_drain(srv_conn *c)
     bufferevent_disable(c->bev, EV_READ);
 }
 
+/* Queues bytes on the output evbuffer; out_mu held, I/O thread. */
+static void queue_out(srv_conn *c, const buf_t *b)
+{
+    if (b->len == 0)
+        return;
+    c->out_io = true;
+    if (bufferevent_write(c->bev, b->data, b->len) != 0)
+        LOG_ERROR("rpc server: cannot queue %zu answer bytes to %s", b->len, c->peer);
+}
+
 void srv_conn_write(srv_conn *c, const buf_t *frame)
 {
-    if (c->state == CONN_CLOSED || frame->len == 0)
+    if (c->state == CONN_CLOSED)
         return;
-    if (bufferevent_write(c->bev, frame->data, frame->len) != 0) {
-        LOG_ERROR("rpc server: cannot queue %zu answer bytes to %s", frame->len, c->peer);
-        return;
+    pthread_mutex_lock(&c->out_mu);
+    if (c->partial) { /* the unsent tail of a short direct send goes first */
+        queue_out(c, &c->partial->out);
+        buf_reset(&c->partial->out);
+        c->partial = NULL;
     }
+    queue_out(c, frame);
+    pthread_mutex_unlock(&c->out_mu);
     size_t pending = evbuffer_get_length(bufferevent_get_output(c->bev));
     if (!c->read_paused && pending > RPC_SERVER_OUT_HIGH && c->state != CONN_DRAINING) {
         LOG_DEBUG("rpc server: %s has %zu unread answer bytes; pausing its reads", c->peer,
@@ -96,6 +118,17 @@ void srv_conn_write(srv_conn *c, const buf_t *frame)
         c->read_paused = true;
         SRV_STAT_ADD(c->srv, paused, 1);
     }
+}
+
+void srv_conn_out_settled(srv_conn *c)
+{
+    if (c->state == CONN_CLOSED)
+        return;
+    pthread_mutex_lock(&c->out_mu);
+    if (c->out_queued == 0 && !c->partial &&
+        evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
+        c->out_io = false; /* handlers may send directly again */
+    pthread_mutex_unlock(&c->out_mu);
 }
 
 static const srv_method *find_method(const rpc_server *s, const char *name)
@@ -133,8 +166,8 @@ static srv_call *call_new(srv_conn *c, const rpc_request_header *h, const srv_me
     call->conn = c;
     if (h->deadline_ms)
         call->deadline_ns = clock_mono_ns() + (uint64_t)h->deadline_ms * 1000000u;
-    c->refs++;
-    c->srv->inflight++;
+    atomic_fetch_add(&c->refs, 1);
+    atomic_fetch_add(&c->srv->inflight, 1);
     return call;
 }
 
@@ -188,7 +221,7 @@ static void read_cb(struct bufferevent *bev, void *arg)
     srv_conn *c = arg;
     struct evbuffer *in = bufferevent_get_input(bev);
     struct evbuffer_iovec v;
-    c->refs++; /* c may be closed below; keep the struct until we are done with it */
+    atomic_fetch_add(&c->refs, 1); /* c may be closed below; keep the struct until we are done with it */
     while (c->state == CONN_PREAMBLE || c->state == CONN_FRAMES) {
         if (evbuffer_peek(in, -1, NULL, &v, 1) < 1 || v.iov_len == 0)
             break;
@@ -207,6 +240,7 @@ static void write_cb(struct bufferevent *bev, void *arg)
 {
     srv_conn *c = arg;
     rpc_server *s = c->srv;
+    srv_conn_out_settled(c);
     if (c->read_paused) {
         c->read_paused = false;
         if (c->state == CONN_PREAMBLE || c->state == CONN_FRAMES)
@@ -246,13 +280,16 @@ void srv_conn_accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct soc
         return;
     }
     c->srv = s;
-    c->refs = 1;
+    atomic_init(&c->refs, 1);
+    pthread_mutex_init(&c->out_mu, NULL);
+    c->fd = fd;
     c->state = CONN_PREAMBLE;
     rpc_event_format_addr(sa, c->peer, sizeof(c->peer));
     c->bev = bufferevent_socket_new(s->base, fd, BEV_OPT_CLOSE_ON_FREE);
     if (!c->bev) {
         LOG_ERROR("rpc server: cannot set up the connection from %s", c->peer);
         evutil_closesocket(fd);
+        pthread_mutex_destroy(&c->out_mu);
         free(c);
         return;
     }

@@ -4,14 +4,26 @@
  * rpc_server_pool.c (call queue, handler threads, answer handoff).
  *
  * Threads: one I/O thread runs the event_base; it alone touches connections, their
- * bufferevents, reference counts and `inflight`. Handler threads touch only the calls they
- * pop (and read the immutable conn->peer). Two locks, never nested: q_mu (the bounded
- * queue) and done_mu (answers waiting for the I/O thread); stop_mu is taken only by
- * rpc_server_stop, outside both.
+ * bufferevents and the connection list. Handler threads touch the calls they pop, read the
+ * immutable conn->peer, and write answers straight to the socket under the connection's
+ * out_mu (below). Reference counts and `inflight` are atomic: the last holder frees.
+ * Locks: q_mu (the bounded queue) is a leaf; out_mu (per connection) may be held while
+ * taking done_mu (answers waiting for the I/O thread), never the other way; stop_mu is
+ * taken only by rpc_server_stop, outside all of them.
+ *
+ * Answer output (out_mu guards fd, out_io, out_queued, partial): while out_io is false
+ * the connection's output evbuffer is empty and no answer waits for the I/O thread, so a
+ * handler may send() its whole frame directly (non-blocking). Otherwise - or when the
+ * send would block or is short - the answer goes to the done list (out_queued counts
+ * them; a short send leaves its unsent tail as `partial`, which the I/O thread writes
+ * before any other byte) and the I/O thread writes it through the bufferevent. The I/O
+ * thread sets out_io before it writes to the evbuffer and clears it in write_cb once the
+ * evbuffer is empty and out_queued is 0. fd becomes -1 when the connection closes.
  *
  * Call path: conn_read (I/O) -> pool_submit (queue, or busy answer at once) -> handler
- * thread runs it -> pool_complete (done list + event_active) -> pool_done_cb (I/O) writes
- * the answer if the connection is still open -> call freed, conn reference dropped.
+ * thread runs it -> direct send, or done list + event_active -> pool_done_cb (I/O)
+ * writes the answer if the connection is still open -> call freed, conn reference
+ * dropped (on whichever thread finished the call).
  */
 #ifndef STRATA_COMMON_RPC_SERVER_INTERNAL_H
 #define STRATA_COMMON_RPC_SERVER_INTERNAL_H
@@ -51,8 +63,13 @@ typedef struct srv_conn {
     rpc_frame_decoder dec;
     char peer[64]; /* immutable after accept */
     srv_conn_state state;
-    int refs;         /* 1 while open + 1 per call not yet answered */
+    atomic_int refs;  /* 1 while open + 1 per call not yet answered */
     bool read_paused; /* too many unsent answers */
+    pthread_mutex_t out_mu;   /* guards the four fields below (see above) */
+    int fd;                   /* -1 once CLOSED */
+    bool out_io;              /* the I/O thread owns the output */
+    size_t out_queued;        /* answers of this connection on the done list */
+    struct srv_call *partial; /* answer whose tail must be written first */
     struct srv_conn *prev, *next;
 } srv_conn;
 
@@ -93,10 +110,10 @@ struct rpc_server {
     pthread_mutex_t done_mu;
     srv_call *done_head, *done_tail;
 
-    /* I/O thread only */
+    /* I/O thread only (inflight and stopping are read by handlers too) */
     srv_conn *conns;
-    size_t inflight; /* calls queued, running or answered but not yet written */
-    bool stopping;
+    _Atomic size_t inflight; /* calls queued, running or answered but not yet written */
+    _Atomic bool stopping;
 
     struct {
         _Atomic uint64_t accepted, open, received, handled, busy, expired, unknown, protocol,
@@ -112,6 +129,8 @@ void srv_conn_accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct soc
                         int salen, void *arg);
 void srv_conn_accept_error_cb(struct evconnlistener *l, void *arg);
 void srv_conn_write(srv_conn *c, const buf_t *frame);
+/* Hands the output back to direct sends if nothing is buffered or waiting for it. */
+void srv_conn_out_settled(srv_conn *c);
 void srv_conn_begin_drain(srv_conn *c);
 void srv_conn_close(srv_conn *c);
 void srv_conn_unref(srv_conn *c);

@@ -5,15 +5,19 @@
  * The queue is a ring of opts.queue_capacity calls under q_mu; a call that does not fit
  * is answered ST_SERVER_BUSY at once (the queue never grows). A handler thread pops a
  * call, answers ST_TIMEOUT without running it if its deadline has passed, else runs the
- * method, encodes the answer frame itself, and appends the call to the done list
- * (done_mu) and wakes the I/O thread with event_active(). The I/O thread writes answers
- * in srv_pool_done_cb().
- * Thread-safety: q_mu and done_mu are leaves, never held together; conn reference counts
- * and `inflight` are touched only on the I/O thread (or after it has exited).
+ * method and encodes the answer frame itself. If the connection's output is idle it
+ * sends the frame straight to the socket (non-blocking) and frees the call; otherwise,
+ * or if the send is short or would block, it appends the call to the done list (done_mu)
+ * and wakes the I/O thread with event_active(), which writes it in srv_pool_done_cb().
+ * Thread-safety: q_mu is a leaf; done_mu is taken inside a connection's out_mu, never
+ * the other way (rules in rpc_server_internal.h). Conn reference counts and `inflight`
+ * are atomic; whichever thread finishes a call frees it.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <event2/event.h>
 
@@ -26,7 +30,7 @@ void srv_call_free(srv_call *call)
 {
     if (!call)
         return;
-    call->conn->srv->inflight--;
+    atomic_fetch_sub(&call->conn->srv->inflight, 1);
     srv_conn_unref(call->conn);
     free(call->body);
     buf_free(&call->out);
@@ -110,7 +114,14 @@ static void run_call(rpc_server *s, srv_call *c)
     buf_free(&reply.body);
 }
 
-static void complete(rpc_server *s, srv_call *c)
+/* Answers are sent from the handler thread only while at most this many calls are in
+ * the server (queued, running or unwritten). */
+#ifndef SRV_DIRECT_MAX_INFLIGHT
+#define SRV_DIRECT_MAX_INFLIGHT 1
+#endif
+
+/* Appends c to the done list; the caller wakes the I/O thread. */
+static void push_done(rpc_server *s, srv_call *c)
 {
     pthread_mutex_lock(&s->done_mu);
     c->next = NULL;
@@ -120,7 +131,60 @@ static void complete(rpc_server *s, srv_call *c)
         s->done_head = c;
     s->done_tail = c;
     pthread_mutex_unlock(&s->done_mu);
-    event_active(s->done_ev, EV_READ, 0);
+}
+
+/* out_mu held, output idle: sends what it can of c->out without blocking; true if done
+ * with it. A socket error drops the answer: the I/O thread sees the broken connection on
+ * its next read (or closes it at stop) and writing more would only raise SIGPIPE. */
+static bool send_direct(srv_conn *conn, srv_call *c)
+{
+    size_t off = 0;
+    while (off < c->out.len) {
+        ssize_t n = send(conn->fd, c->out.data + off, c->out.len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+            LOG_DEBUG("rpc server: dropped the answer to call %u for %s: %s", c->hdr.call_id,
+                      conn->peer, strerror(errno));
+            return true;
+        }
+        if (n <= 0)
+            break;
+        off += (size_t)n;
+    }
+    if (off == c->out.len)
+        return true;
+    if (off > 0) {
+        memmove(c->out.data, c->out.data + off, c->out.len - off);
+        c->out.len -= off;
+    }
+    conn->partial = c;
+    return false;
+}
+
+/* Handler thread: sends the answer directly when the connection's output is idle and the
+ * server is nearly idle, else hands it to the I/O thread. The call is freed here unless handed over. */
+static void complete(rpc_server *s, srv_call *c)
+{
+    srv_conn *conn = c->conn;
+    bool handed = false;
+    pthread_mutex_lock(&conn->out_mu);
+    /* Under load the I/O thread's path wins: it writes many answers per system call. */
+    bool lone = atomic_load(&s->inflight) <= SRV_DIRECT_MAX_INFLIGHT;
+    if (conn->fd >= 0 && c->out.len > 0 && (!lone || conn->out_io || !send_direct(conn, c))) {
+        conn->out_io = true;
+        conn->out_queued++;
+        push_done(s, c);
+        handed = true;
+    }
+    pthread_mutex_unlock(&conn->out_mu);
+    if (handed) {
+        event_active(s->done_ev, EV_READ, 0);
+        return;
+    }
+    srv_call_free(c);
+    if (atomic_load(&s->stopping))
+        event_active(s->done_ev, EV_READ, 0); /* let the I/O thread see the call finish */
 }
 
 static void *handler_main(void *arg)
@@ -143,8 +207,13 @@ void srv_pool_done_cb(evutil_socket_t fd, short what, void *arg)
     pthread_mutex_unlock(&s->done_mu);
     while (c) {
         srv_call *next = c->next;
-        if (c->conn->state != CONN_CLOSED)
-            srv_conn_write(c->conn, &c->out);
+        srv_conn *conn = c->conn;
+        if (conn->state != CONN_CLOSED)
+            srv_conn_write(conn, &c->out);
+        pthread_mutex_lock(&conn->out_mu);
+        conn->out_queued--;
+        pthread_mutex_unlock(&conn->out_mu);
+        srv_conn_out_settled(conn);
         srv_call_free(c);
         c = next;
     }

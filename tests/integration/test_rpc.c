@@ -3,7 +3,8 @@
  * 16 threads x 500 calls in flight on one connection answered out of order, deadlines on
  * both sides, the busy queue, connections sending garbage / oversized / truncated frames
  * being closed while a normal client keeps working, stop with calls in flight, reconnect
- * after a server restart on the same port.
+ * after a server restart on the same port, a big request whose direct send a full socket
+ * cuts short.
  *
  * Thread-safety: completion callbacks run on the client's I/O thread and only record into
  * atomics and condition variables; every assertion runs on the test's main thread.
@@ -882,6 +883,105 @@ static void test_connection_refused_is_retryable(void **state)
     rpc_client_free(c);
 }
 
+/* A raw server that stalls before reading the second call, so that the client's direct
+ * send of a big request is cut short by a full socket and the rest goes out later. */
+typedef struct stall_server {
+    int lfd, port;
+    int frames;       /* requests decoded */
+    size_t big_len;   /* body length of the second request */
+    bool big_ok;      /* its bytes were the expected pattern */
+    char error[128];  /* what went wrong, "" if nothing */
+} stall_server;
+
+#define STALL_BIG (24u << 20)
+
+static uint8_t stall_byte(size_t i)
+{
+    return (uint8_t)(i * 131 + (i >> 12));
+}
+
+static void *stall_main(void *arg)
+{
+    stall_server *ss = arg;
+    int fd = accept(ss->lfd, NULL, NULL);
+    rpc_frame_decoder d;
+    rpc_frame_decoder_init(&d, 0, true);
+    uint8_t *chunk = malloc(1u << 16);
+    buf_t out = {0};
+    while (fd >= 0 && chunk && ss->frames < 2 && !ss->error[0]) {
+        rpc_frame f;
+        int rc = rpc_frame_decoder_next(&d, &f);
+        if (rc < 0) {
+            snprintf(ss->error, sizeof(ss->error), "decode: %s", rpc_frame_decoder_reason(&d));
+        } else if (rc == 0) {
+            ssize_t n = recv(fd, chunk, 1u << 16, 0);
+            if (n <= 0)
+                snprintf(ss->error, sizeof(ss->error), "recv: %zd", n);
+            else
+                rpc_frame_decoder_feed(&d, chunk, (size_t)n);
+        } else {
+            rpc_request_header h;
+            if (rpc_header_decode_request(f.header, f.header_len, &h) != ST_OK) {
+                snprintf(ss->error, sizeof(ss->error), "bad request header");
+                break;
+            }
+            if (++ss->frames == 2) {
+                ss->big_len = f.body_len;
+                ss->big_ok = f.body_len == STALL_BIG;
+                for (size_t i = 0; ss->big_ok && i < f.body_len; i++)
+                    ss->big_ok = f.body[i] == stall_byte(i);
+            }
+            buf_reset(&out);
+            rpc_header_encode_reply(&out, h.call_id, "ok", 2, 0);
+            send(fd, out.data, out.len, MSG_NOSIGNAL);
+            if (ss->frames == 1)
+                clock_sleep_ms(300); /* the client sends the big call meanwhile */
+        }
+    }
+    buf_free(&out);
+    free(chunk);
+    rpc_frame_decoder_free(&d);
+    if (fd >= 0)
+        close(fd);
+    return NULL;
+}
+
+static void test_big_direct_send_cut_short_by_full_socket_arrives_intact(void **state)
+{
+    stall_server ss = {.lfd = socket(AF_INET, SOCK_STREAM, 0)};
+    int small = 4096;
+    setsockopt(ss.lfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(sa);
+    assert_int_equal(bind(ss.lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    assert_int_equal(listen(ss.lfd, 4), 0);
+    assert_int_equal(getsockname(ss.lfd, (struct sockaddr *)&sa, &len), 0);
+    char addr[64];
+    snprintf(addr, sizeof(addr), "127.0.0.1:%d", ntohs(sa.sin_port));
+    pthread_t tid;
+    assert_int_equal(pthread_create(&tid, NULL, stall_main, &ss), 0);
+    rpc_client *c = client_new(0);
+    buf_t resp = {0};
+    assert_int_equal(rpc_client_call(c, addr, "Test.Echo", "x", 1, 5000, &resp), ST_OK);
+    uint8_t *big = malloc(STALL_BIG);
+    assert_non_null(big);
+    for (size_t i = 0; i < STALL_BIG; i++)
+        big[i] = stall_byte(i);
+    assert_int_equal(rpc_client_call(c, addr, "Test.Echo", big, STALL_BIG, 20000, &resp), ST_OK);
+    assert_int_equal(resp.len, 2);
+    assert_memory_equal(resp.data, "ok", 2);
+    pthread_join(tid, NULL);
+    assert_string_equal(ss.error, "");
+    assert_int_equal(ss.frames, 2);
+    assert_int_equal(ss.big_len, STALL_BIG);
+    assert_true(ss.big_ok);
+    free(big);
+    buf_free(&resp);
+    rpc_client_free(c);
+    close(ss.lfd);
+}
+
 int main(void)
 {
     pthread_mutex_init(&svc.mu, NULL);
@@ -906,6 +1006,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_client_free_completes_calls_closed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_connection_refused_is_retryable, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_big_direct_send_cut_short_by_full_socket_arrives_intact, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -441,6 +441,9 @@ static strata_result_t *take_result(strata_scanner_t *sc, int *rc)
     return res;
 }
 
+/* How many times in a row one next() reopens a scanner whose lease expired. */
+#define SCAN_MAX_EXPIRED_REOPENS 3
+
 /* Forgets the server scanner after a failure, so the next attempt reopens at pos. */
 static void reset_after_failure(strata_scanner_t *sc, int status)
 {
@@ -457,11 +460,22 @@ strata_result_t *strata_scanner_next(strata_scanner_t *sc, char **errptr)
     retry_state r;
     int rc = retry_begin(&r, &sc->c->retry);
     strata_result_t *res = NULL;
+    int expired = 0;
     while (rc == ST_OK && !res && !sc->done) {
+        bool was_open = sc->open;
         rc = fill(sc, client_call_timeout(sc->c, &r));
         if (rc == ST_OK) {
             if (!sc->done)
                 res = take_result(sc, &rc);
+            continue;
+        }
+        if (rc == ST_NOT_FOUND && was_open && expired++ < SCAN_MAX_EXPIRED_REOPENS) {
+            /* The server's scanner is gone (its lease ran out while the caller was
+             * away): reopen at the exact position, as HBase does on an
+             * UnknownScannerException. */
+            LOG_DEBUG("scan of %s: server scanner expired; reopening", sc->table);
+            reset_after_failure(sc, rc);
+            rc = ST_OK;
             continue;
         }
         LOG_DEBUG("scan of %s at region %s: %s (attempt %d)", sc->table,

@@ -72,7 +72,10 @@ static int handle_close(void *ctx, const rpc_request *req, rpc_reply *reply)
     int rc = begin(s, &strata__admin__close_region_request__descriptor, req, reply,
                    (ProtobufCMessage **)&m);
     if (rc == ST_OK)
-        rc = rs_region_close(s, m->encoded_name, m->flush);
+        /* A live server always flushes what it closes: a close without a flush would
+         * leave the region's edits only in this server's WAL, which a reopen here
+         * does not replay (only recovered edits are). */
+        rc = rs_region_close(s, m->encoded_name, true);
     if (rc == ST_OK) {
         resp.has_closed = resp.closed = 1;
         rc = rs_pack(reply, &resp.base);

@@ -71,8 +71,12 @@ static int add_opening(rs_server *s, const char *name, rs_region **out)
     *out = NULL;
     int rc = STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__FAILED_OPENING;
     pthread_mutex_lock(&s->mu);
-    if (find(s, name, NULL)) {
-        rc = STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__ALREADY_OPENED;
+    rs_region *old = find(s, name, NULL);
+    if (old) {
+        /* A region still closing is not open: the opener must try again later. */
+        rc = old->state == RS_REGION_CLOSING
+                 ? STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__FAILED_OPENING
+                 : STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__ALREADY_OPENED;
         goto done;
     }
     if (s->nregions == s->cap) {

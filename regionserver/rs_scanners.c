@@ -261,12 +261,13 @@ static int open_scanner(rs_server *s, Strata__Client__ScanRequest *req, rs_scann
         if (rc != ST_OK)
             sc->reg = NULL;
     }
-    rs_region_release(s, reg);
     if (rc != ST_OK) {
-        release_resources(s, sc);
+        release_resources(s, sc); /* closes the region scanner while reg is still held */
         free(sc);
+        rs_region_release(s, reg);
         return rc;
     }
+    rs_region_release(s, reg);
     *out = sc;
     return ST_OK;
 }

@@ -93,7 +93,8 @@ static pid_t spawn_server(int i)
             dup2(fd, 2);
         }
         execl(bin, bin, "regionserver", root, "--regionserver.host=127.0.0.1",
-              "--regionserver.port=0", ready, (char *)NULL);
+              "--regionserver.port=0", "--regionserver.scanner.lease.ms=1500", ready,
+              (char *)NULL);
         _exit(127);
     }
     return pid;
@@ -608,6 +609,39 @@ static void scan_crosses_regions_forward_and_reversed(void **state)
     assert_string_equal(rows, "o-scan-1,o-scan-0,n-scan-1,n-scan-0,m-scan-1");
 }
 
+/* Regression: a caller slower than the scanner lease does not get an error: the
+ * client reopens the expired server scanner at the exact row (servers here run with a
+ * 1.5 s lease). */
+static void scan_survives_expired_server_scanner(void **state)
+{
+    SKIP_IF_NO_SERVER();
+    char *err = NULL;
+    strata_scan_t *s = strata_scan_create();
+    strata_scan_add_column(s, "f", 1, "s", 1);
+    strata_scan_set_start(s, "a", 1);
+    strata_scan_set_stop(s, "c", 1);
+    strata_scan_set_caching(s, 1);
+    strata_scanner_t *sc = strata_table_scan(g.table, s, &err);
+    strata_scan_destroy(s);
+    check_ok(&err, "scan open");
+    const char *want[] = {"a-scan-0", "a-scan-1", "b-scan-0", "b-scan-1"};
+    for (int i = 0; i < 4; i++) {
+        strata_result_t *r = strata_scanner_next(sc, &err);
+        check_ok(&err, "scan next");
+        assert_non_null(r);
+        size_t len;
+        const char *row = strata_result_row(r, &len);
+        assert_int_equal(len, strlen(want[i]));
+        assert_memory_equal(row, want[i], len);
+        strata_result_destroy(r);
+        if (i == 1)
+            clock_sleep_ms(2500); /* the lease runs out; the reaper closes the scanner */
+    }
+    assert_null(strata_scanner_next(sc, &err));
+    check_ok(&err, "scan end");
+    strata_scanner_close(sc);
+}
+
 /* With batch 2, each k = 0 row's five g cells come as 2 + 2 + 1, the first two partial. */
 static void scan_batch_gives_partial_rows(void **state)
 {
@@ -931,6 +965,7 @@ int main(void)
         cmocka_unit_test(unknown_family_fails_without_retry),
         cmocka_unit_test(scan_crosses_regions_forward_and_reversed),
         cmocka_unit_test(scan_batch_gives_partial_rows),
+        cmocka_unit_test(scan_survives_expired_server_scanner),
         cmocka_unit_test(batch_across_regions_with_a_failed_action),
         cmocka_unit_test(buffered_mutator_flushes_on_size_and_reports_failures),
         cmocka_unit_test(example_put_get_runs),

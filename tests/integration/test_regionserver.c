@@ -840,6 +840,26 @@ static void close_then_reopen(void **state)
     strata__admin__get_region_info_response__free_unpacked(info, NULL);
 }
 
+/* Regression: a CloseRegion asking for no flush must not strand acknowledged edits in
+ * this server's WAL (a reopen here replays only recovered edits): the server flushes. */
+static void close_without_flush_then_reopen_keeps_writes(void **state)
+{
+    (void)state;
+    assert_int_equal(put(R1, "bnf", "a", "q1", "kept", 0), ST_OK);
+    Strata__Admin__CloseRegionRequest req = STRATA__ADMIN__CLOSE_REGION_REQUEST__INIT;
+    req.encoded_name = R1;
+    req.has_flush = 1;
+    req.flush = 0;
+    assert_int_equal(call("AdminService.CloseRegion", &req.base,
+                          &strata__admin__close_region_response__descriptor, NULL),
+                     ST_OK);
+    open_regions2(STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__OPENED,
+                  STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__ALREADY_OPENED);
+    char v[64];
+    assert_int_equal(get_value(R1, "bnf", "a", "q1", v, sizeof(v)), 1);
+    assert_string_equal(v, "kept");
+}
+
 /* The child of scanner_lease_*: opens a scanner, reads one batch, tells the parent, and
  * waits to be killed. */
 static int scan_child(const char *addr)
@@ -964,6 +984,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(scans),
         cmocka_unit_test(errors_clients_act_on),
         cmocka_unit_test(close_then_reopen),
+        cmocka_unit_test(close_without_flush_then_reopen_keeps_writes),
         cmocka_unit_test(scanner_lease_expires_after_client_killed),
         cmocka_unit_test(sigterm_exits_zero_and_restart_serves_data),
         cmocka_unit_test(sigkill_then_restart_replays_the_wal),

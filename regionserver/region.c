@@ -557,7 +557,7 @@ int region_apply_locked(region *r, const mutation *m, int64_t now_ms)
     return rc;
 }
 
-static int admit_write(region *r)
+int region_admit_write(region *r)
 {
     pthread_mutex_lock(&r->maint_mu);
     bool closing = r->closing;
@@ -663,7 +663,7 @@ static bool row_set_add(row_set *s, const uint8_t *row, size_t len)
 
 int region_batch_mutate(region *r, const mutation *ms, size_t n, int *results)
 {
-    int rc = admit_write(r);
+    int rc = region_admit_write(r);
     if (rc != ST_OK) {
         for (size_t i = 0; i < n; i++)
             results[i] = rc;

@@ -85,6 +85,9 @@ void region_maybe_request_flush(region *r);
 /* Queues a flush whatever the memstore size (global memory pressure). */
 void region_request_flush_forced(region *r);
 
+/* region.c: admission of a write: ST_NOT_SERVING while closing, then waits (bounded)
+ * for global memstore room and for the store-file count to drop below blocking. */
+int region_admit_write(region *r);
 /* region.c: applies one row mutation with its row lock already held. */
 int region_apply_locked(region *r, const mutation *m, int64_t now_ms);
 int region_read_row(region *r, const uint8_t *row, size_t row_len, const scan_spec *spec,

@@ -53,11 +53,7 @@ static bool check_matches(const scan_result *cur, compare_op op, const uint8_t *
 static int admit(region *r, const uint8_t *row, size_t row_len)
 {
     int rc = region_check_row(r, row, row_len);
-    if (rc == ST_OK)
-        rc = engine_memstore_admit(r->eng);
-    if (rc == ST_OK)
-        rc = region_wait_store_files(r);
-    return rc;
+    return rc == ST_OK ? region_admit_write(r) : rc;
 }
 
 int region_check_and_mutate(region *r, const uint8_t *row, size_t row_len, const uint8_t *fam,

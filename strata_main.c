@@ -12,6 +12,8 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: strata <command> [args]\n"
                  "commands:\n"
+                 "  master [--config F] [--KEY=VALUE ...] [--print-config]\n"
+                 "                 the master: meta, assignment, DDL (docs/master.md)\n"
                  "  regionserver [--config F] [--KEY=VALUE ...] [--print-config]\n"
                  "                 serve regions over RPC (docs/regionserver.md)\n"
                  "  bench [--rows N] [--threads T] [--value-size B] [--json] [--server H:P]\n"
@@ -19,6 +21,9 @@ static void usage(FILE *out)
                  "                 PerformanceEvaluation workloads against a region server\n"
                  "  bench engine [--num N] [--workloads w1,w2,...] [--value-size B] [--json]\n"
                  "                 storage-engine benchmark (Strata vs RocksDB/LevelDB)\n"
+                 "  cluster start [--regionservers N] [--masters M] [--dir D] [--KEY=VALUE ...]\n"
+                 "  cluster status|stop [--dir D]   cluster kill|restart [--dir D] NAME\n"
+                 "                 a local cluster: ZooKeeper, masters, region servers (docs/cluster.md)\n"
                  "  version        print the version\n"
                  "  help           this text\n");
 }
@@ -33,6 +38,10 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "bench") == 0)
         return bench_main(argc - 1, argv + 1);
     if (strcmp(cmd, "regionserver") == 0) return regionserver_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "cluster") == 0)
+        return cluster_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "master") == 0)
+        return master_main(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("strata %s\n", STRATA_VERSION);
         return 0;

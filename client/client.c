@@ -2,7 +2,8 @@
  * client.c - client options, open/close, table handles, error strings, and the
  * region-call loop every single-row operation runs:
  *
- *   locate (location cache; on a miss the locator, whose answer is cached)
+ *   locate (location cache; on a miss the locator, whose answer is cached together with
+ *           the regions after it that the locator prefetched)
  *     -> build the request for that region -> call "host:port" with the rpc timeout
  *        capped by the operation time left
  *     -> ok: done
@@ -64,6 +65,8 @@ void strata_options_destroy(strata_options_t *o)
 {
     if (!o)
         return;
+    free(o->zk_quorum);
+    free(o->zk_parent);
     free(o->locator_file);
     for (size_t i = 0; i < o->nregions; i++) {
         free(o->regions[i].table);
@@ -80,6 +83,18 @@ void strata_options_set_locator_file(strata_options_t *o, const char *path)
 {
     free(o->locator_file);
     o->locator_file = path ? strdup(path) : NULL;
+}
+
+void strata_options_set_zk_quorum(strata_options_t *o, const char *quorum)
+{
+    free(o->zk_quorum);
+    o->zk_quorum = quorum && quorum[0] ? strdup(quorum) : NULL;
+}
+
+void strata_options_set_zk_parent(strata_options_t *o, const char *parent)
+{
+    free(o->zk_parent);
+    o->zk_parent = parent && parent[0] ? strdup(parent) : NULL;
 }
 
 void strata_options_add_region(strata_options_t *o, const char *table, const char *encoded_name,
@@ -121,10 +136,13 @@ void strata_options_set_pause_ms(strata_options_t *o, int ms)
 
 /* ---- client and tables ---- */
 
-/* The locator the options name: the file, else a fixed list of their regions. */
+/* The locator the options name: the master (a ZooKeeper quorum), else the file, else a
+ * fixed list of their regions. */
 static int open_locator(const strata_options_t *o, locator **out)
 {
     *out = NULL;
+    if (o->zk_quorum)
+        return locator_master_open(o->zk_quorum, o->zk_parent, 0, out);
     if (o->locator_file)
         return locator_file_open(o->locator_file, out);
     if (o->nregions == 0)
@@ -207,25 +225,40 @@ void strata_table_close(strata_table_t *t)
 
 /* ---- locating ---- */
 
+/* Caches every region the locator gave (the first holds the row looked up). */
+static int cache_regions(strata_client_t *c, const locator_region *v, size_t n)
+{
+    int rc = ST_OK;
+    for (size_t i = 0; i < n && rc == ST_OK; i++) {
+        const locator_region *r = &v[i];
+        loccache_entry e = {.table = r->table,
+                            .region = r->encoded_name,
+                            .start_key = r->start_key,
+                            .start_len = r->start_len,
+                            .end_key = r->end_key,
+                            .end_len = r->end_len,
+                            .host = r->host,
+                            .port = r->port,
+                            .start_code = (int64_t)r->start_code};
+        int irc = loccache_insert(c->cache, &e);
+        if (i == 0) /* a bad prefetched region is skipped, the looked-up one is not */
+            rc = irc;
+    }
+    return rc;
+}
+
 int client_locate(strata_client_t *c, const char *table, const uint8_t *row, size_t row_len,
                   const loccache_entry **out)
 {
-    locator_region r = {0};
+    locator_region *v = NULL;
+    size_t n = 0;
     if (loccache_lookup(c->cache, table, row, row_len, out) == ST_OK)
         return ST_OK;
-    int rc = locator_locate(c->loc, table, row, row_len, &r);
+    int rc = locator_locate_prefetch(c->loc, table, row, row_len, &v, &n);
     if (rc != ST_OK)
         return rc;
-    loccache_entry e = {.table = r.table,
-                        .region = r.encoded_name,
-                        .start_key = r.start_key,
-                        .start_len = r.start_len,
-                        .end_key = r.end_key,
-                        .end_len = r.end_len,
-                        .host = r.host,
-                        .port = r.port};
-    rc = loccache_insert(c->cache, &e);
-    locator_region_clear(&r);
+    rc = cache_regions(c, v, n);
+    locator_regions_free(v, n);
     if (rc == ST_OK && loccache_lookup(c->cache, table, row, row_len, out) != ST_OK)
         rc = st_error(ST_NOT_SERVING, "client: region of %s moved while being cached", table);
     return rc;

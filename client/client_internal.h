@@ -34,6 +34,8 @@ typedef struct opt_region {
 } opt_region;
 
 struct strata_options {
+    char *zk_quorum; /* set: the master locator (takes precedence over the others) */
+    char *zk_parent;
     char *locator_file;
     opt_region *regions; /* a fixed list given in code */
     size_t nregions;

@@ -1,6 +1,7 @@
 /*
- * locator.c - the locator interface's dispatch, region helpers, and the two locators
- * given here: a fixed list and a text file (format in locator.h).
+ * locator.c - the locator interface's dispatch, region helpers, and two of the
+ * locators: a fixed list and a text file (format in locator.h). The master's locator is
+ * in locator_master.c.
  *
  * Both keep a "region set": an array sorted by (table, start key) whose regions of one
  * table do not overlap. A lookup is a linear walk of the table's regions (a locator is
@@ -36,6 +37,26 @@ int locator_locate(locator *l, const char *table, const uint8_t *row, size_t row
 int locator_locate_all(locator *l, const char *table, locator_region **out, size_t *n)
 {
     return l->vt->locate_all(l, table, out, n);
+}
+
+int locator_locate_prefetch(locator *l, const char *table, const uint8_t *row, size_t row_len,
+                            locator_region **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (l->vt->locate_prefetch)
+        return l->vt->locate_prefetch(l, table, row, row_len, out, n);
+    locator_region *one = calloc(1, sizeof(*one));
+    if (!one)
+        return st_error(ST_NOMEM, "locator: out of memory");
+    int rc = l->vt->locate(l, table, row, row_len, one);
+    if (rc != ST_OK) {
+        free(one);
+        return rc;
+    }
+    *out = one;
+    *n = 1;
+    return ST_OK;
 }
 
 void locator_free(locator *l)
@@ -80,6 +101,7 @@ int locator_region_copy(locator_region *dst, const locator_region *src)
     dst->start_len = src->start_len;
     dst->end_len = src->end_len;
     dst->port = src->port;
+    dst->start_code = src->start_code;
     if (!dst->table || !dst->encoded_name || !dst->host || !dst->start_key || !dst->end_key) {
         locator_region_clear(dst);
         return st_error(ST_NOMEM, "locator: out of memory copying a region");
@@ -363,7 +385,7 @@ static void fixed_free(locator *l)
     free(f);
 }
 
-static const locator_vtable fixed_vt = {fixed_locate, fixed_locate_all, fixed_free};
+static const locator_vtable fixed_vt = {fixed_locate, fixed_locate_all, fixed_free, NULL};
 
 locator *locator_fixed_new(void)
 {
@@ -527,7 +549,7 @@ static void file_free(locator *l)
     free(f);
 }
 
-static const locator_vtable file_vt = {file_locate, file_locate_all, file_free};
+static const locator_vtable file_vt = {file_locate, file_locate_all, file_free, NULL};
 
 int locator_file_open(const char *path, locator **out)
 {

@@ -1,7 +1,8 @@
 /*
  * locator.h - where the client learns region locations, behind the location cache: an
- * interface (a vtable) with a fixed list given in code and a text file as
- * implementations; the master-backed one joins them later.
+ * interface (a vtable) with three implementations: a fixed list given in code, a text
+ * file, and the active master (locator_master.c: MasterService.LocateRegion and
+ * GetTableRegions, the master found through ZooKeeper).
  *
  * File format (one region a line; blank lines and `#` comments skipped; fields separated
  * by spaces or tabs):
@@ -32,6 +33,7 @@ typedef struct locator_region {
     size_t end_len;
     char *host;
     uint16_t port;
+    uint64_t start_code; /* the server's start code when known (master locator), else 0 */
 } locator_region;
 
 typedef struct locator locator;
@@ -46,6 +48,12 @@ typedef struct locator_vtable {
      * with locator_regions_free), or ST_NOT_FOUND / ST_IO / ST_CORRUPTION. */
     int (*locate_all)(locator *l, const char *table, locator_region **out, size_t *n);
     void (*free)(locator *l);
+    /* Optional (NULL: not offered): like locate, and also the regions that follow it in
+     * key order that the source gave at the same time, for the caller to cache at once:
+     * ST_OK with *out (an array of *n >= 1, the first holding row; free with
+     * locator_regions_free), or locate's failures. */
+    int (*locate_prefetch)(locator *l, const char *table, const uint8_t *row, size_t row_len,
+                           locator_region **out, size_t *n);
 } locator_vtable;
 
 struct locator {
@@ -55,6 +63,9 @@ struct locator {
 int locator_locate(locator *l, const char *table, const uint8_t *row, size_t row_len,
                    locator_region *out);
 int locator_locate_all(locator *l, const char *table, locator_region **out, size_t *n);
+/* The vtable's locate_prefetch, or locate giving one region where there is none. */
+int locator_locate_prefetch(locator *l, const char *table, const uint8_t *row, size_t row_len,
+                            locator_region **out, size_t *n);
 /* NULL is a no-op. */
 void locator_free(locator *l);
 
@@ -78,6 +89,23 @@ int locator_file_open(const char *path, locator **out);
  * *out sorted by table then start key (*n regions), or ST_CORRUPTION naming
  * "name:line". */
 int locator_parse(const char *text, size_t len, const char *name, locator_region **out, size_t *n);
+
+/* The active master's locator: locate asks MasterService.LocateRegion (with the next
+ * LOCATOR_MASTER_PREFETCH regions, offered through locate_prefetch), locate_all asks
+ * GetTableRegions. The master is found through ZooKeeper (quorum "host:port[,...]",
+ * parent NULL for "/strata") and followed when it changes: an unreachable master or a
+ * backup (ST_CONNECTION, ST_NOT_SERVING) makes it re-read <parent>/master and retry with a
+ * short backoff for up to LOCATOR_MASTER_TIMEOUT_MS (client/master_link.h). Answers: an
+ * unknown table ST_NOT_FOUND; a region without a server (not assigned, or closed)
+ * ST_NOT_SERVING (retryable); no master within the time, the last failure. locate_all
+ * leaves unassigned regions out (ST_NOT_SERVING if none is assigned). The master is only
+ * asked where regions are; reads and writes go to the region servers it names.
+ * Nothing is contacted until the first lookup. ST_OK and *out, or ST_INVALID_ARGUMENT for
+ * a bad quorum or parent (*out NULL). */
+#define LOCATOR_MASTER_PREFETCH 8
+#define LOCATOR_MASTER_TIMEOUT_MS 30000
+int locator_master_open(const char *quorum, const char *parent, int session_timeout_ms,
+                        locator **out);
 
 /* Splits "host:port" into a malloc'ed host and a port (1..65535): ST_OK or
  * ST_INVALID_ARGUMENT. */

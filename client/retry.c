@@ -40,11 +40,13 @@ retry_class retry_classify(int status)
     case ST_CONNECTION:  /* connection refused, lost or reset */
     case ST_IO:          /* a socket error not mapped to ST_CONNECTION */
     case ST_CLOSED:      /* the connection closed under the call */
+    case ST_TIMEOUT:     /* one call timed out: the server may be paused or dead and its
+                          * regions reassigned (HBase drops the location on a socket
+                          * timeout too); the operation may have time left */
         return RETRY_INVALIDATE;
     case ST_REGION_OPENING:
     case ST_REGION_TOO_BUSY:
     case ST_SERVER_BUSY:
-    case ST_TIMEOUT: /* one call timed out; the operation may have time left */
         return RETRY_KEEP;
     case ST_PROTOCOL: /* broken framing or headers: a bug, not a passing state */
     default:

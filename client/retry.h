@@ -42,7 +42,7 @@ typedef enum retry_class {
     RETRY_SUCCESS = 0, /* ST_OK: nothing to retry */
     RETRY_INVALIDATE,  /* retry after dropping the cached location (the region is
                           elsewhere or the server is unreachable) */
-    RETRY_KEEP,        /* retry at the same location (opening, busy, one call timed out) */
+    RETRY_KEEP,        /* retry at the same location (opening, busy) */
     RETRY_FATAL,       /* do not retry: the request itself is wrong or cannot succeed */
 } retry_class;
 

@@ -18,12 +18,20 @@
  * caller only once the operation timeout or the retries are spent.
  *
  *   strata_options_t *o = strata_options_create();
- *   strata_options_set_locator_file(o, "regions.txt");
+ *   strata_options_set_zk_quorum(o, "127.0.0.1:2181");   // or a locator file / fixed list
  *   strata_client_t *c = strata_client_open(o, &err);
  *   strata_table_t *t = strata_table_open(c, "users");
  *   strata_mutation_t *m = strata_put_create("row1", 4);
  *   strata_put_add(m, "f", 1, "q", 1, STRATA_LATEST_TIMESTAMP, "v", 1);
  *   strata_table_mutate(t, m, &err);
+ *
+ * Finding regions: with a ZooKeeper quorum set (strata_options_set_zk_quorum) the client
+ * asks the cluster's active master (MasterService.LocateRegion, prefetching the next 8
+ * regions; GetTableRegions for scans) and caches the answers; without one it reads a
+ * region location file or a fixed list given in code (client/locator.h). Administration
+ * - tables, namespaces, moves, flushes, cluster status - is client/admin.h
+ * (strata_admin_open with the same quorum); `strata cluster` starts a local cluster to try
+ * both on (docs/cluster.md).
  *
  * Thread-safety: a client and its tables may be used from any number of threads at
  * once. Builders (options, mutations, gets, scans, batches), results, scanners and
@@ -69,6 +77,16 @@ void strata_free(void *ptr);
 
 strata_options_t *strata_options_create(void);
 void strata_options_destroy(strata_options_t *o);
+/* Region locations from the cluster's active master, found through ZooKeeper: quorum
+ * "host:port[,host:port...]" and the parent znode of the cluster (default "/strata"). The
+ * client asks the master where a row's region is (with the next 8 regions, cached at
+ * once) and where all of a table's regions are (scans); it follows a master change
+ * (re-reading <parent>/master on a connection error or a backup's ST_NOT_SERVING, for up
+ * to 30 s per lookup). Reads and writes go to the region servers only. A quorum takes
+ * precedence over a locator file and a fixed list. Administration (create a table ...)
+ * is client/admin.h. */
+void strata_options_set_zk_quorum(strata_options_t *o, const char *quorum);
+void strata_options_set_zk_parent(strata_options_t *o, const char *parent);
 /* Region locations from a text file: lines `table encoded_name start_hex end_hex
  * host:port`, `-` for an empty key, `#` comments; re-read when it changes. */
 void strata_options_set_locator_file(strata_options_t *o, const char *path);

@@ -2,7 +2,8 @@
 # Installs the Debian packages Strata builds and tests with (as root), when missing.
 set -euo pipefail
 need=(cmake make gcc pkg-config libcmocka-dev libzstd-dev librocksdb-dev libleveldb-dev
-      libevent-dev libprotobuf-c-dev protobuf-c-compiler redis-server redis-tools)
+      libevent-dev libprotobuf-c-dev protobuf-c-compiler redis-server redis-tools
+      zookeeper libzookeeper-mt-dev libssl-dev libedit-dev)
 missing=()
 for p in "${need[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -257,6 +257,22 @@ wal *engine_wal(engine *e)
     return e->log;
 }
 
+static size_t queue_length(const task_queue *q)
+{
+    size_t n = 0;
+    for (const task *t = q->head; t; t = t->next)
+        n++;
+    return n;
+}
+
+void engine_queue_lengths(engine *e, size_t *flush, size_t *compaction)
+{
+    pthread_mutex_lock(&e->mu);
+    *flush = queue_length(&e->flushq);
+    *compaction = queue_length(&e->compactq);
+    pthread_mutex_unlock(&e->mu);
+}
+
 compaction_policy engine_compaction_policy(const engine *e)
 {
     compaction_policy p = {0};

@@ -46,5 +46,7 @@ void engine_close(engine *e);
 const engine_options *engine_get_options(const engine *e);
 blockcache *engine_block_cache(engine *e);
 wal *engine_wal(engine *e);
+/* Regions waiting in the flush and the compaction queue now (running work not counted). */
+void engine_queue_lengths(engine *e, size_t *flush, size_t *compaction);
 
 #endif

@@ -23,10 +23,12 @@ static int begin(rs_server *s, const ProtobufCMessageDescriptor *desc, const rpc
     return rc;
 }
 
-static int open_one(rs_server *s, const Strata__Admin__OpenRegionRequest__RegionOpenInfo *oi)
+static int open_one(rs_server *s, const Strata__Admin__OpenRegionRequest__RegionOpenInfo *oi,
+                    int *why)
 {
     table_schema schema;
     region_info info;
+    *why = ST_OK;
     int rc = rs_schema_from_proto(oi->schema, s->default_flushsize, &schema);
     if (rc == ST_OK)
         rc = rs_info_from_proto(oi->region, &info);
@@ -35,11 +37,14 @@ static int open_one(rs_server *s, const Strata__Admin__OpenRegionRequest__Region
                       info.encoded_name, info.table, schema.name);
     if (rc != ST_OK) {
         LOG_ERROR("open region %s: %s", oi->region->encoded_name, st_errmsg());
+        *why = rc;
         return STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__FAILED_OPENING;
     }
-    return rs_region_open(s, &schema, &info);
+    return rs_region_open_status(s, &schema, &info, why);
 }
 
+/* Each region gets its opening state; a lone region owned by another server (cluster
+ * mode) fails the call with ST_EXISTS naming the owner instead. */
 static int handle_open(void *ctx, const rpc_request *req, rpc_reply *reply)
 {
     rs_server *s = ctx;
@@ -47,6 +52,8 @@ static int handle_open(void *ctx, const rpc_request *req, rpc_reply *reply)
     Strata__Admin__OpenRegionResponse resp = STRATA__ADMIN__OPEN_REGION_RESPONSE__INIT;
     int rc = begin(s, &strata__admin__open_region_request__descriptor, req, reply,
                    (ProtobufCMessage **)&m);
+    if (rc == ST_OK)
+        rc = rs_cluster_check_open(s);
     if (rc != ST_OK)
         goto done;
     resp.opening_state = calloc(m->n_open_info + 1, sizeof(*resp.opening_state));
@@ -54,9 +61,13 @@ static int handle_open(void *ctx, const rpc_request *req, rpc_reply *reply)
         rc = st_error(ST_NOMEM, "out of memory");
         goto done;
     }
+    int why = ST_OK;
     for (size_t i = 0; i < m->n_open_info; i++)
-        resp.opening_state[resp.n_opening_state++] = open_one(s, m->open_info[i]);
-    rc = rs_pack(reply, &resp.base);
+        resp.opening_state[resp.n_opening_state++] = open_one(s, m->open_info[i], &why);
+    if (m->n_open_info == 1 && why == ST_EXISTS)
+        rc = ST_EXISTS; /* the message from rs_region_open_status names the owner */
+    else
+        rc = rs_pack(reply, &resp.base);
 done:
     free(resp.opening_state);
     if (m)

@@ -6,6 +6,9 @@
  * Puts and Deletes of one region action as one batch (each row atomic, group commit for
  * the batch), then its Gets, Increments and Appends in order; every action gets a result
  * or an error, and a region that is not served fails its whole region action.
+ * Writes (Mutate, and a Multi holding any mutation) pass the self-fencing check
+ * (rs_cluster_check_fence) before they are applied and again before they are answered;
+ * a fenced server answers the whole call ST_NOT_SERVING. Reads do not check.
  * Thread-safety: handlers run on RPC handler threads; all state is per call.
  */
 #include <stdlib.h>
@@ -81,12 +84,15 @@ static int handle_mutate(void *ctx, const rpc_request *req, rpc_reply *reply)
         rc = ST_INVALID_ARGUMENT;
         goto done;
     }
-    if ((rc = rs_region_acquire(s, m->region->encoded_name, &reg)) != ST_OK)
+    if ((rc = rs_cluster_check_fence(s)) != ST_OK ||
+        (rc = rs_region_acquire(s, m->region->encoded_name, &reg)) != ST_OK)
         goto done;
     bool processed = false;
     rc = rs_mutate(reg->r, m->mutation, m->condition, &pool, &resp.result, &processed);
     resp.has_processed = 1;
     resp.processed = processed;
+    if (rc == ST_OK)
+        rc = rs_cluster_check_fence(s); /* fenced meanwhile: not acknowledged */
     if (rc == ST_OK)
         rc = rs_pack(reply, &resp.base);
 done:
@@ -228,6 +234,15 @@ static int run_region_action(rs_server *s, const Strata__Client__RegionAction *r
     return rc;
 }
 
+static bool has_writes(const Strata__Client__MultiRequest *m)
+{
+    for (size_t i = 0; i < m->n_region_action; i++)
+        for (size_t j = 0; j < m->region_action[i]->n_action; j++)
+            if (m->region_action[i]->action[j]->mutation)
+                return true;
+    return false;
+}
+
 static int handle_multi(void *ctx, const rpc_request *req, rpc_reply *reply)
 {
     rs_server *s = ctx;
@@ -242,6 +257,9 @@ static int handle_multi(void *ctx, const rpc_request *req, rpc_reply *reply)
         rc = ST_INVALID_ARGUMENT;
         goto done;
     }
+    bool writes = rs_cluster_enabled(s) && has_writes(m);
+    if (writes && (rc = rs_cluster_check_fence(s)) != ST_OK)
+        goto done;
     size_t n = m->n_region_action;
     Strata__Client__RegionActionResult **rars = rs_pool_alloc(&pool, n * sizeof(*rars));
     Strata__Client__RegionActionResult *store = rs_pool_alloc(&pool, n * sizeof(*store));
@@ -255,6 +273,8 @@ static int handle_multi(void *ctx, const rpc_request *req, rpc_reply *reply)
     }
     resp.region_action_result = rars;
     resp.n_region_action_result = n;
+    if (rc == ST_OK && writes)
+        rc = rs_cluster_check_fence(s); /* fenced meanwhile: not acknowledged */
     if (rc == ST_OK)
         rc = rs_pack(reply, &resp.base);
 done:

@@ -1,7 +1,8 @@
 /*
  * rs_internal.h - the region server's private parts, shared by rs_server.c (lifecycle),
  * rs_regions.c (the table of online regions), rs_scanners.c (server-side scanners and
- * their leases), rs_client_service.c, rs_admin_service.c and rs_convert.c.
+ * their leases), rs_client_service.c, rs_admin_service.c, rs_convert.c, rs_cluster.c and
+ * rs_http.c (status pages and metrics).
  *
  * Region states (rs_regions.c):
  *
@@ -17,8 +18,15 @@
  * scanner's call in progress), waits until inflight and scanners are 0, then
  * region_close()s it: region_close requires that nothing else uses the region.
  *
+ * Cluster mode (zk.quorum set; rs_cluster.c): rs_region_open creates the region's
+ * ownership znode once the OPENING entry is in the table and deletes it again if the open
+ * fails; rs_region_close deletes it after a flushed close, while the entry is still
+ * CLOSING (so no open of the same name can start in between).
+ *
  * Locks: scan_mu (scanner table) is taken before mu (region table); neither is held
- * while calling into a region, except that scanners are freed under scan_mu.
+ * while calling into a region, except that scanners are freed under scan_mu. cl.mu
+ * (the cluster thread's wake-up) is taken alone. No lock is held over a ZooKeeper call.
+ * The HTTP page lock (rs_http.c) is taken before mu and scan_mu, each of those briefly.
  */
 #ifndef STRATA_REGIONSERVER_RS_INTERNAL_H
 #define STRATA_REGIONSERVER_RS_INTERNAL_H
@@ -30,6 +38,8 @@
 #include <stdint.h>
 
 #include "common/config.h"
+#include "common/rpc_client.h"
+#include "common/zk.h"
 #include "common/proto/admin.pb-c.h"
 #include "common/proto/client.pb-c.h"
 #include "common/rpc_server.h"
@@ -52,6 +62,36 @@ typedef struct rs_region {
 } rs_region;
 
 typedef struct rs_scanner rs_scanner;
+
+/* Cluster membership (rs_cluster.c). Everything stays zero while quorum is "". */
+typedef struct rs_cluster {
+    /* settings */
+    char quorum[1024];
+    char parent[256];
+    int session_timeout_ms;
+    int http_port;
+    int report_interval_ms;
+    double fence_fraction;
+
+    zk *z;          /* open from rs_cluster_join to rs_cluster_finish */
+    char *rs_path;  /* <parent>/rs/<server name> once created */
+    _Atomic int64_t heard_ns; /* send time of the last ping ZooKeeper answered */
+    atomic_bool stopping;     /* a graceful stop began: no more opens, no more reports */
+    atomic_bool fenced;       /* the last write check failed (logged once per episode) */
+    rpc_client *master;       /* to the active master */
+
+    /* the cluster thread: pings and heartbeats */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t thread;
+    bool thread_started;
+    bool thread_stop;              /* under mu */
+    char master_addr[300];         /* cluster thread only: "host:port", "" = look it up */
+    atomic_bool report_inflight;   /* a heartbeat awaits its answer */
+    atomic_bool master_stale;      /* the last heartbeat failed: look the master up again */
+    atomic_bool registered;        /* <parent>/rs/<server name> exists (register .. finish) */
+    _Atomic int session_ms;        /* negotiated session timeout, set when registered */
+} rs_cluster;
 
 struct rs_server {
     /* settings */
@@ -88,6 +128,9 @@ struct rs_server {
     bool reaper_started;
     bool reaper_stop;
     pthread_cond_t reaper_cv;
+
+    rs_cluster cl;
+    struct rs_http *http; /* status pages and metrics (rs_http.c); NULL if not serving HTTP */
 };
 
 /* ---- allocation pool for building one response (freed together) ---- */
@@ -107,6 +150,11 @@ int rs_region_acquire(rs_server *s, const char *name, rs_region **out);
 void rs_region_release(rs_server *s, rs_region *reg);
 /* Opens one region: OPENED, ALREADY_OPENED, or FAILED_OPENING (error logged). */
 int rs_region_open(rs_server *s, const table_schema *schema, const region_info *info);
+/* The same, with the status behind a FAILED_OPENING in *why (ST_OK otherwise) and its
+ * message in st_errmsg(): ST_EXISTS when another server owns the region. */
+int rs_region_open_status(rs_server *s, const table_schema *schema, const region_info *info,
+                          int *why);
+/* Closes a region; in cluster mode a flushed close also gives up its ownership znode. */
 int rs_region_close(rs_server *s, const char *name, bool flush);
 /* Closes every region (flush; on a failed flush the region is closed without one and its
  * edits stay in the WAL). Returns the number of regions that could not be flushed. */
@@ -123,6 +171,50 @@ void rs_scanners_stop(rs_server *s); /* joins the reaper and frees every scanner
 void rs_scanners_kill_region(rs_server *s, rs_region *reg);
 uint64_t rs_scanners_count(rs_server *s);
 int rs_handle_scan(void *ctx, const rpc_request *req, rpc_reply *reply);
+
+/* ---- cluster membership (rs_cluster.c); each is a no-op returning ST_OK standalone ---- */
+/* Reads zk.*, regionserver.http.port, .report.interval.ms and .fence.fraction, and
+ * initialises cl's lock. ST_INVALID_ARGUMENT naming a key out of range. */
+int rs_cluster_init(const config *c, rs_server *s);
+void rs_cluster_destroy(rs_server *s); /* after rs_cluster_finish */
+bool rs_cluster_enabled(const rs_server *s);
+/* Opens the ZooKeeper session (an expiry later aborts the process with status 70) and
+ * creates <parent>, <parent>/rs and <parent>/region-owner. ST_TIMEOUT naming the quorum
+ * if ZooKeeper cannot be reached. */
+int rs_cluster_join(rs_server *s);
+/* Once serving: creates the ephemeral <parent>/rs/<server name> and starts the thread
+ * that pings ZooKeeper and heartbeats to the active master. */
+int rs_cluster_register(rs_server *s);
+/* Creates <parent>/region-owner/<encoded name> under this session: ST_OK if made or
+ * already ours, ST_EXISTS "region R is owned by server S", or the ZooKeeper failure. */
+int rs_cluster_claim(rs_server *s, const region_info *info);
+/* Deletes the region's ownership znode (a missing one is fine; failures are logged). */
+void rs_cluster_disclaim(rs_server *s, const char *encoded_name);
+/* Self-fencing, for every write before it is applied and again before it is answered:
+ * ST_OK while ZooKeeper was heard from within fence.fraction x the session timeout,
+ * else ST_NOT_SERVING "region server S is fenced: ...". Reads no ZooKeeper. */
+int rs_cluster_check_fence(rs_server *s);
+/* ST_OK, or ST_CLOSED while a graceful stop runs (no region may be opened any more). */
+int rs_cluster_check_open(rs_server *s);
+/* First step of a graceful stop, while RPC still serves: refuses new opens, stops the
+ * cluster thread, then closes each open region with a flush, gives up its ownership
+ * znode and reports it closed to the active master (server_stopping). A region whose
+ * flush fails stays open and keeps its znode. */
+void rs_cluster_leave(rs_server *s);
+/* Last step of a stop: deletes <parent>/rs/<server name>, closes the session and the
+ * master client. Idempotent. */
+void rs_cluster_finish(rs_server *s);
+
+/* ---- HTTP: status pages and metrics (rs_http.c, docs/http.md) ---- */
+/* Serves HTTP on regionserver.host : regionserver.http.port (0: any free port, -1: none)
+ * and sets cl.http_port to the bound port (0 without HTTP), which is what ZooKeeper and
+ * the heartbeats advertise. A port that cannot be bound is logged and the server runs
+ * without HTTP. ST_OK, or ST_NOMEM. */
+int rs_http_start(rs_server *s);
+/* Before the engine closes: pages stop reading it (waits for a page in progress). */
+void rs_http_engine_closing(rs_server *s);
+/* Stops and frees the HTTP server. Idempotent. */
+void rs_http_stop(rs_server *s);
 
 /* ---- services ---- */
 int rs_client_service_register(rs_server *s);

@@ -3,9 +3,13 @@
  * OPENING / OPEN / CLOSING states and the in-flight call and scanner counts drawn in
  * rs_internal.h.
  *
- * Thread-safety: the table and every rs_region field are under rs_server.mu; region_open
- * and region_close run without it (the OPENING / CLOSING state keeps others away).
+ * In cluster mode the region's ownership znode is claimed while the entry is OPENING and
+ * given up while it is CLOSING (rs_cluster.c).
+ * Thread-safety: the table and every rs_region field are under rs_server.mu; region_open,
+ * region_close and the ZooKeeper calls run without it (the OPENING / CLOSING state keeps
+ * others away).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,10 +104,34 @@ done:
     return rc;
 }
 
-int rs_region_open(rs_server *s, const table_schema *schema, const region_info *info)
+/* Claims the region's ownership znode (cluster mode) and opens it; the znode goes again
+ * if the open fails. reg is the OPENING entry, so no other open or close of the same
+ * name runs meanwhile. */
+static int claim_and_open(rs_server *s, const table_schema *schema, const region_info *info,
+                          region **out)
 {
+    int rc = rs_cluster_claim(s, info);
+    if (rc != ST_OK) {
+        LOG_ERROR("open region %s of %s on %s: %s", info->encoded_name, info->table,
+                  s->server_name, st_errmsg());
+        return rc;
+    }
+    if ((rc = region_open(s->eng, schema, info, out)) != ST_OK) {
+        char why[512];
+        snprintf(why, sizeof(why), "%s", st_errmsg());
+        rs_cluster_disclaim(s, info->encoded_name);
+        st_error(rc, "%s", why);
+    }
+    return rc;
+}
+
+int rs_region_open_status(rs_server *s, const table_schema *schema, const region_info *info,
+                          int *why)
+{
+    *why = ST_OK;
     if (strlen(info->encoded_name) >= sizeof(((rs_region *)0)->name) || !info->encoded_name[0]) {
         LOG_ERROR("open region: bad encoded name '%s'", info->encoded_name);
+        *why = st_error(ST_INVALID_ARGUMENT, "bad encoded name '%s'", info->encoded_name);
         return STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__FAILED_OPENING;
     }
     rs_region *reg = NULL;
@@ -111,7 +139,7 @@ int rs_region_open(rs_server *s, const table_schema *schema, const region_info *
     if (!reg)
         return state;
     region *r = NULL;
-    int rc = region_open(s->eng, schema, info, &r);
+    int rc = claim_and_open(s, schema, info, &r);
     pthread_mutex_lock(&s->mu);
     if (rc == ST_OK) {
         reg->r = r;
@@ -123,10 +151,17 @@ int rs_region_open(rs_server *s, const table_schema *schema, const region_info *
     pthread_mutex_unlock(&s->mu);
     if (rc != ST_OK) {
         free(reg);
+        *why = rc;
         return STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__FAILED_OPENING;
     }
     LOG_INFO("region %s of %s online on %s", info->encoded_name, info->table, s->server_name);
     return STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__OPENED;
+}
+
+int rs_region_open(rs_server *s, const table_schema *schema, const region_info *info)
+{
+    int why;
+    return rs_region_open_status(s, schema, info, &why);
 }
 
 /* Marks reg CLOSING; ST_NOT_SERVING / ST_REGION_OPENING if it is not OPEN. */
@@ -163,6 +198,11 @@ int rs_region_close(rs_server *s, const char *name, bool flush)
         pthread_cond_wait(&s->cv, &s->mu);
     pthread_mutex_unlock(&s->mu);
     rc = region_close(reg->r, flush);
+    /* Ownership goes only with a flushed close: the edits of a region closed without a
+     * flush are only in this server's WAL, and the region must not open elsewhere until
+     * the master has recovered them (the znode then goes with the session). */
+    if (rc == ST_OK && flush)
+        rs_cluster_disclaim(s, name);
     pthread_mutex_lock(&s->mu);
     if (rc != ST_OK)
         reg->state = RS_REGION_OPEN; /* nothing acknowledged is dropped: still served */

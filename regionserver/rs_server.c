@@ -1,7 +1,10 @@
 /*
  * rs_server.c - the region server's lifecycle (rs_server.h): its configuration keys,
  * start (bind, recover this host:port's old WAL directories, open the engine, serve,
- * write the ready file) and graceful stop.
+ * write the ready file) and graceful stop. The HTTP status pages (rs_http.c) start right
+ * after the RPC port is bound and stop last. In cluster mode (zk.quorum set) start joins
+ * ZooKeeper instead of recovering old WALs and registers once serving, and stop hands
+ * the regions back first and leaves ZooKeeper last (rs_cluster.c).
  *
  * Thread-safety: the lifecycle runs on the owner's thread; handlers run on the RPC
  * handler threads and see `serving` only after the engine is open.
@@ -58,6 +61,19 @@ static const config_key rs_keys[] = {
      "a file is compacted if its size <= ratio x the sum of the smaller ones"},
     {"regionserver.compaction.min.size", CONFIG_SIZE, "128m",
      "files smaller than this are always eligible for minor compaction"},
+    {"zk.quorum", CONFIG_STRING, "",
+     "ZooKeeper ensemble host:port[,host:port...]; empty: standalone, no cluster"},
+    {"zk.parent", CONFIG_STRING, "/strata", "parent znode of every node of this cluster"},
+    {"zk.session.timeout.ms", CONFIG_INT, "30000",
+     "ZooKeeper session timeout asked for; the ensemble may adjust it"},
+    {"regionserver.http.port", CONFIG_INT, "17030",
+     "HTTP port of the status pages and /metrics (docs/http.md); 0 = any free port, -1 = "
+     "no HTTP; the bound port is registered in ZooKeeper"},
+    {"regionserver.report.interval.ms", CONFIG_INT, "3000",
+     "how often the server heartbeats its load to the active master"},
+    {"regionserver.fence.fraction", CONFIG_DOUBLE, "0.5",
+     "writes are refused once ZooKeeper was not heard from for this fraction of the "
+     "session timeout"},
 };
 
 int rs_config_define(config *c)
@@ -155,6 +171,8 @@ static int read_settings(const config *c, rs_server *s)
         rc = read_engine_options(c, s);
     if (rc == ST_OK)
         rc = read_rpc_options(c, s);
+    if (rc == ST_OK)
+        rc = rs_cluster_init(c, s);
     return rc;
 }
 
@@ -166,6 +184,7 @@ int rs_server_new(const config *cfg, rs_server **out)
         return st_error(ST_NOMEM, "region server: out of memory");
     int rc = read_settings(cfg, s);
     if (rc != ST_OK) {
+        rs_cluster_destroy(s);
         free(s);
         return rc;
     }
@@ -258,7 +277,11 @@ int rs_server_start(rs_server *s)
     int port = rpc_server_port(s->rpc);
     snprintf(s->server_name, sizeof(s->server_name), "%s,%d,%" PRIu64, s->advertised_host, port,
              s->start_code);
-    if ((rc = split_own_old_wals(s, port)) != ST_OK)
+    if ((rc = rs_http_start(s)) != ST_OK) /* before registering: ZooKeeper gets its port */
+        return rc;
+    /* In a cluster the master recovers dead servers' WALs, this host:port's included. */
+    rc = rs_cluster_enabled(s) ? rs_cluster_join(s) : split_own_old_wals(s, port);
+    if (rc != ST_OK)
         return rc;
     if ((rc = engine_open(&s->eopts, &s->eng)) != ST_OK)
         return rc;
@@ -267,6 +290,8 @@ int rs_server_start(rs_server *s)
     atomic_store(&s->serving, true);
     LOG_INFO("region server %s serving on %s:%d (root %s)", s->server_name, s->host, port,
              s->root);
+    if ((rc = rs_cluster_register(s)) != ST_OK)
+        return rc;
     return write_ready_file(s, port);
 }
 
@@ -297,24 +322,47 @@ static int retire_own_wal(rs_server *s)
     return rc;
 }
 
+/* In a cluster: with every region flushed nothing in the WAL is needed (and splitting it
+ * would write into region directories other servers may serve by now); otherwise the
+ * master fences and splits it like a dead server's once the rs node is gone. */
+static int retire_cluster_wal(rs_server *s, int unflushed)
+{
+    char *dir = layout_wal_dir(s->root, s->server_name);
+    if (!dir)
+        return st_error(ST_NOMEM, "region server: out of memory");
+    int rc = ST_OK;
+    if (unflushed)
+        LOG_WARN("region server %s: %d regions closed without a flush; WAL dir %s is left "
+                 "for the master to recover", s->server_name, unflushed, dir);
+    else if ((rc = fio_remove_tree(dir)) != ST_OK)
+        LOG_ERROR("region server %s: removing WAL dir %s failed: %s", s->server_name, dir,
+                  st_errmsg());
+    free(dir);
+    return rc;
+}
+
 int rs_server_stop(rs_server *s)
 {
     if (!s || !s->rpc)
         return ST_OK;
     LOG_INFO("region server %s stopping", s->server_name);
+    rs_cluster_leave(s); /* regions handed back to the master while RPC still answers */
     rpc_server_stop(s->rpc);
     atomic_store(&s->serving, false);
     rs_scanners_stop(s);
     int rc = ST_OK;
     if (s->eng) {
         int unflushed = rs_region_close_all(s);
+        rs_http_engine_closing(s);
         engine_close(s->eng);
         s->eng = NULL;
-        rc = retire_own_wal(s);
-        if (unflushed)
+        rc = rs_cluster_enabled(s) ? retire_cluster_wal(s, unflushed) : retire_own_wal(s);
+        if (unflushed && !rs_cluster_enabled(s))
             LOG_WARN("region server %s: %d regions closed without a flush (edits kept as "
                      "recovered edits)", s->server_name, unflushed);
     }
+    rs_cluster_finish(s); /* the rs node goes last: the master then finds the WAL retired */
+    rs_http_stop(s);
     rpc_server_free(s->rpc);
     s->rpc = NULL;
     LOG_INFO("region server %s stopped", s->server_name);
@@ -326,6 +374,7 @@ void rs_server_free(rs_server *s)
     if (!s)
         return;
     rs_server_stop(s);
+    rs_http_stop(s);
     free(s->regions);
     free(s->scanners);
     pthread_mutex_destroy(&s->mu);
@@ -333,5 +382,6 @@ void rs_server_free(rs_server *s)
     pthread_mutex_destroy(&s->scan_mu);
     pthread_cond_destroy(&s->scan_cv);
     pthread_cond_destroy(&s->reaper_cv);
+    rs_cluster_destroy(s);
     free(s);
 }

@@ -8,6 +8,11 @@
  * code>" (its WAL directory under <root>/WALs), splits the WAL directories an earlier
  * life of this host:port left behind, opens the engine, and only then serves calls
  * (calls that arrive earlier get ST_SERVER_BUSY).
+ * With zk.quorum set the server is a cluster member (docs/regionserver.md, "Cluster
+ * mode"): start joins ZooKeeper instead of splitting old WALs (the master recovers them)
+ * and registers <parent>/rs/<server name> once serving; region opens and closes take and
+ * give up ownership znodes; writes are self-fenced; a session expiry or a "you are dead"
+ * from the master ends the process with _exit(70).
  * Thread-safety: rs_server_port/rs_server_name from any thread once started; the
  * lifecycle calls from one owner.
  */
@@ -33,7 +38,11 @@ const char *rs_server_name(const rs_server *s);
 /* Graceful stop: stops the RPC server (answering calls already received), closes the
  * scanners, closes every region with a flush, closes the engine, then splits this
  * server's own WAL directory (so that edits of regions closed without a flush are kept as
- * recovered edits) and removes it. Returns ST_OK, or the first failure. Idempotent. */
+ * recovered edits) and removes it. Returns ST_OK, or the first failure. Idempotent.
+ * In a cluster it first closes each region while RPC still answers, giving up its
+ * ownership znode and reporting it closed to the active master; the WAL directory is
+ * removed without a split if every region was flushed (else left for the master); the
+ * rs znode is deleted and the session closed last. */
 int rs_server_stop(rs_server *s);
 void rs_server_free(rs_server *s);
 

@@ -17,4 +17,12 @@ int bench_cluster_main(int argc, char **argv);
  * (tools/regionserver_main.c; docs/regionserver.md). */
 int regionserver_main(int argc, char **argv);
 
+/* strata master [--config F] [--KEY=VALUE ...] [--print-config]
+ * (tools/master_main.c; docs/master.md). */
+int master_main(int argc, char **argv);
+
+/* strata cluster start|status|stop|kill|restart ... : a local cluster on loopback
+ * (tools/cluster.c; docs/cluster.md). */
+int cluster_main(int argc, char **argv);
+
 #endif

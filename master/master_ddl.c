@@ -1,0 +1,598 @@
+/*
+ * master_ddl.c - table and namespace DDL (docs/master.md): create (SPLITS or NUMREGIONS
+ * with HexStringSplit/UniformSplit), enable, disable, truncate, modify (alter), delete,
+ * and namespaces. Every check runs before anything changes, so bad input changes nothing.
+ * A DDL has its table (busy) for its whole run; region moves inside it take each region.
+ *
+ * Thread-safety: DDL handlers run on RPC handler threads; see master_internal.h.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/fileio.h"
+#include "common/log.h"
+#include "common/status.h"
+#include "master/master_internal.h"
+#include "regionserver/layout.h"
+#include "regionserver/rs_internal.h"
+
+/* Takes a table for a DDL (waits while another DDL has it): ST_NOT_FOUND naming it. */
+static int take_table(master *m, const char *name, m_table **out)
+{
+    *out = NULL;
+    char q[256];
+    int rc = master_qualify(name, q, sizeof(q));
+    if (rc != ST_OK)
+        return rc;
+    pthread_mutex_lock(&m->mu);
+    for (;;) {
+        m_table *t = master_find_table(m, q);
+        if (!t) {
+            pthread_mutex_unlock(&m->mu);
+            return st_error(ST_NOT_FOUND, "table %s does not exist", q);
+        }
+        if (!t->busy) {
+            t->busy = true;
+            t->users++;
+            *out = t;
+            pthread_mutex_unlock(&m->mu);
+            return ST_OK;
+        }
+        pthread_cond_wait(&m->cv, &m->mu);
+    }
+}
+
+static void give_table(master *m, m_table *t)
+{
+    pthread_mutex_lock(&m->mu);
+    t->busy = false;
+    t->users--;
+    pthread_cond_broadcast(&m->cv);
+    pthread_mutex_unlock(&m->mu);
+}
+
+static void mirror_state(master *m, const char *table, meta_table_state st)
+{
+    char *rel = NULL, *path = NULL;
+    const char *s = meta_table_state_name(st);
+    if (asprintf(&rel, "table/%s", table) >= 0 && (path = zk_path(m->parent, rel))) {
+        if (zk_set(m->z, path, s, strlen(s), -1) == ST_NOT_FOUND)
+            zk_create(m->z, path, s, strlen(s), ZK_PERSISTENT, NULL, 0);
+    }
+    free(rel);
+    free(path);
+}
+
+static int set_table_state(master *m, m_table *t, meta_table_state st)
+{
+    int rc = master_check_lease(m);
+    if (rc == ST_OK)
+        rc = meta_set_table_state(m->meta, t->name, st);
+    if (rc != ST_OK)
+        return rc;
+    pthread_mutex_lock(&m->mu);
+    t->state = st;
+    pthread_mutex_unlock(&m->mu);
+    mirror_state(m, t->name, st);
+    master_chore_wake(m);
+    return ST_OK;
+}
+
+/* Checks a schema and returns it packed with its name qualified. */
+static int check_schema(const Strata__Admin__TableSchema *in, char *qualified, size_t cap,
+                        uint8_t **packed, size_t *len)
+{
+    int rc = master_qualify(in->name, qualified, cap);
+    if (rc != ST_OK)
+        return rc;
+    if (strcmp(qualified, META_TABLE_NAME) == 0 || strncmp(qualified, "strata:", 7) == 0)
+        return st_error(ST_INVALID_ARGUMENT, "table %s: the namespace 'strata' is reserved for "
+                        "system tables", qualified);
+    if (in->n_family == 0)
+        return st_error(ST_INVALID_ARGUMENT, "table %s must have at least one column family",
+                        qualified);
+    Strata__Admin__TableSchema copy = *in;
+    copy.name = qualified;
+    table_schema ts;
+    rc = rs_schema_from_proto(&copy, 128u << 20, &ts);
+    if (rc != ST_OK)
+        return rc;
+    *len = protobuf_c_message_get_packed_size(&copy.base);
+    *packed = malloc(*len ? *len : 1);
+    if (!*packed)
+        return st_error(ST_NOMEM, "out of memory");
+    protobuf_c_message_pack(&copy.base, *packed);
+    return ST_OK;
+}
+
+/* Split keys from the request: explicit (sorted, distinct, non-empty) or generated. */
+static int split_keys(const Strata__Master__CreateTableRequest *req, const char *table,
+                      uint8_t ***keys, size_t **lens, size_t *n)
+{
+    *keys = NULL;
+    *lens = NULL;
+    *n = 0;
+    if (req->n_split_key && req->has_num_regions)
+        return st_error(ST_INVALID_ARGUMENT, "table %s: give SPLITS or NUMREGIONS, not both",
+                        table);
+    if (req->has_num_regions) {
+        if (req->num_regions < 1)
+            return st_error(ST_INVALID_ARGUMENT, "table %s: NUMREGIONS must be at least 1", table);
+        if (req->num_regions > 10000)
+            return st_error(ST_INVALID_ARGUMENT, "table %s: NUMREGIONS %u is over 10000", table,
+                            req->num_regions);
+        const char *algo = req->split_algo && req->split_algo[0] ? req->split_algo
+                                                                   : "HexStringSplit";
+        int rc = meta_split_keys(algo, req->num_regions, keys, lens);
+        if (rc == ST_OK)
+            *n = req->num_regions - 1;
+        return rc;
+    }
+    for (size_t i = 0; i < req->n_split_key; i++) {
+        const ProtobufCBinaryData *k = &req->split_key[i];
+        if (k->len == 0)
+            return st_error(ST_INVALID_ARGUMENT, "table %s: split key %zu is empty", table, i + 1);
+        if (i > 0) {
+            const ProtobufCBinaryData *p = &req->split_key[i - 1];
+            size_t l = p->len < k->len ? p->len : k->len;
+            int c = memcmp(p->data, k->data, l);
+            if (c == 0 && p->len == k->len)
+                return st_error(ST_INVALID_ARGUMENT, "table %s: split key %zu repeats key %zu",
+                                table, i + 1, i);
+            if (c > 0 || (c == 0 && p->len > k->len))
+                return st_error(ST_INVALID_ARGUMENT,
+                                "table %s: split keys are not sorted (key %zu sorts before key %zu)",
+                                table, i + 1, i);
+        }
+    }
+    if (req->n_split_key == 0)
+        return ST_OK;
+    *keys = calloc(req->n_split_key, sizeof(**keys));
+    *lens = calloc(req->n_split_key, sizeof(**lens));
+    if (!*keys || !*lens)
+        return st_error(ST_NOMEM, "out of memory");
+    for (size_t i = 0; i < req->n_split_key; i++) {
+        (*keys)[i] = malloc(req->split_key[i].len);
+        if (!(*keys)[i])
+            return st_error(ST_NOMEM, "out of memory");
+        memcpy((*keys)[i], req->split_key[i].data, req->split_key[i].len);
+        (*lens)[i] = req->split_key[i].len;
+        (*n)++;
+    }
+    return ST_OK;
+}
+
+/* Region rows for split keys: n + 1 regions, all CLOSED. */
+static int build_regions(const char *table, uint8_t **keys, size_t *lens, size_t n,
+                         uint64_t region_id, meta_region **out)
+{
+    meta_region *v = calloc(n + 1, sizeof(*v));
+    if (!v)
+        return st_error(ST_NOMEM, "out of memory");
+    for (size_t i = 0; i <= n; i++) {
+        snprintf(v[i].table, sizeof(v[i].table), "%s", table);
+        const uint8_t *s = i ? keys[i - 1] : NULL;
+        size_t sl = i ? lens[i - 1] : 0;
+        const uint8_t *e = i < n ? keys[i] : NULL;
+        size_t el = i < n ? lens[i] : 0;
+        if (meta_region_set_keys(&v[i], s, sl, e, el) != ST_OK) {
+            meta_regions_free(v, n + 1);
+            return st_error(ST_NOMEM, "out of memory");
+        }
+        v[i].region_id = region_id;
+        v[i].state = META_CLOSED;
+        meta_encoded_name(table, s, sl, region_id, v[i].encoded_name);
+    }
+    *out = v;
+    return ST_OK;
+}
+
+/* Puts regions rows into t in memory (mu held); takes the rows' contents. */
+static int install_regions(m_table *t, meta_region *rows, size_t n, bool busy)
+{
+    m_region **v = calloc(n ? n : 1, sizeof(*v));
+    if (!v)
+        return st_error(ST_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        v[i] = calloc(1, sizeof(**v));
+        if (!v[i]) {
+            for (size_t j = 0; j < i; j++)
+                free(v[j]);
+            free(v);
+            return st_error(ST_NOMEM, "out of memory");
+        }
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        meta_region_clear(&t->regions[i]->mr);
+        free(t->regions[i]);
+    }
+    free(t->regions);
+    int64_t now = clock_now_ms();
+    for (size_t i = 0; i < n; i++) {
+        v[i]->mr = rows[i];
+        memset(&rows[i], 0, sizeof(rows[i]));
+        v[i]->since_ms = now;
+        v[i]->busy = busy;
+    }
+    t->regions = v;
+    t->n = t->cap = n;
+    return ST_OK;
+}
+
+/* Opens every region of t (taken by the caller as busy=false) and marks it ENABLED. */
+static int open_table(master *m, m_table *t)
+{
+    pthread_mutex_lock(&m->mu);
+    size_t n = t->n;
+    m_region **v = calloc(n ? n : 1, sizeof(*v));
+    if (v)
+        memcpy(v, t->regions, n * sizeof(*v));
+    pthread_mutex_unlock(&m->mu);
+    if (!v)
+        return st_error(ST_NOMEM, "out of memory");
+    int rc = master_assign_many(m, t, v, n, MASTER_BULK_OPEN);
+    free(v);
+    char why[512] = "";
+    if (rc != ST_OK)
+        snprintf(why, sizeof(why), "%s", st_errmsg());
+    int rc2 = set_table_state(m, t, META_TABLE_ENABLED);
+    if (rc != ST_OK)
+        return st_error(rc, "table %s is enabled but not every region opened (the master keeps "
+                        "trying): %s", t->name, why);
+    return rc2;
+}
+
+/* Closes every region of t; waits for regions on dead servers to be recovered. */
+static int close_table(master *m, m_table *t)
+{
+    int64_t deadline = clock_now_ms() + 120000;
+    for (;;) {
+        pthread_mutex_lock(&m->mu);
+        size_t n = 0;
+        m_region **v = calloc(t->n ? t->n : 1, sizeof(*v));
+        for (size_t i = 0; v && i < t->n; i++)
+            if (t->regions[i]->mr.server[0] || t->regions[i]->mr.state == META_OPENING ||
+                t->regions[i]->mr.state == META_CLOSING)
+                v[n++] = t->regions[i];
+        pthread_mutex_unlock(&m->mu);
+        if (!v)
+            return st_error(ST_NOMEM, "out of memory");
+        if (n == 0) {
+            free(v);
+            return ST_OK;
+        }
+        int rc = master_assign_many(m, t, v, n, MASTER_BULK_CLOSE);
+        free(v);
+        if (rc == ST_OK)
+            continue;
+        if (clock_now_ms() > deadline || atomic_load(&m->stopping))
+            return st_error(rc, "table %s: not every region closed: %s", t->name, st_errmsg());
+        clock_sleep_ms(200);
+    }
+}
+
+static int data_dir(master *m, const char *table, char **out)
+{
+    char *ns = NULL, *q = NULL;
+    int rc = layout_split_table_name(table, &ns, &q);
+    if (rc == ST_OK && asprintf(out, "%s/data/%s/%s", m->root, ns, q) < 0)
+        rc = st_error(ST_NOMEM, "out of memory");
+    free(ns);
+    free(q);
+    return rc;
+}
+
+int master_create_table(master *m, const Strata__Master__CreateTableRequest *req)
+{
+    char name[256];
+    uint8_t *packed = NULL, **keys = NULL;
+    size_t packed_len = 0, *lens = NULL, nkeys = 0;
+    meta_region *rows = NULL;
+    m_table *t = NULL;
+    int rc = check_schema(req->schema, name, sizeof(name), &packed, &packed_len);
+    if (rc == ST_OK)
+        rc = split_keys(req, name, &keys, &lens, &nkeys);
+    char *ns = NULL, *q = NULL;
+    if (rc == ST_OK && (rc = layout_split_table_name(name, &ns, &q)) == ST_OK &&
+        meta_namespace_exists(m->meta, ns) != ST_OK)
+        rc = st_error(ST_NOT_FOUND, "table %s: namespace %s does not exist", name, ns);
+    free(ns);
+    free(q);
+    if (rc == ST_OK)
+        rc = build_regions(name, keys, lens, nkeys, (uint64_t)clock_now_ms(), &rows);
+    if (rc == ST_OK && !(t = calloc(1, sizeof(*t))))
+        rc = st_error(ST_NOMEM, "out of memory");
+    if (rc != ST_OK)
+        goto done;
+    memcpy(t->name, name, sizeof(t->name));
+    t->schema = packed;
+    t->schema_len = packed_len;
+    packed = NULL;
+    t->state = META_TABLE_ENABLING;
+    t->busy = true;
+    t->users = 1;
+    pthread_mutex_lock(&m->mu);
+    if (master_find_table(m, name)) {
+        pthread_mutex_unlock(&m->mu);
+        rc = st_error(ST_EXISTS, "table %s already exists", name);
+        goto done;
+    }
+    /* The table is in memory (busy) before meta, so a concurrent create fails above. */
+    rc = master_add_table(m, t);
+    pthread_mutex_unlock(&m->mu);
+    if (rc != ST_OK)
+        goto done;
+    meta_table row = {.schema = t->schema, .schema_len = t->schema_len, .state = t->state};
+    memcpy(row.name, name, sizeof(row.name));
+    rc = master_check_lease(m);
+    if (rc == ST_OK)
+        rc = meta_create_table(m->meta, &row, rows, nkeys + 1);
+    pthread_mutex_lock(&m->mu);
+    if (rc == ST_OK)
+        rc = install_regions(t, rows, nkeys + 1, false);
+    if (rc != ST_OK) {
+        t->users--;
+        master_table_wait_unused(m, t, 0);
+        master_remove_table(m, t);
+        t = NULL;
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (rc != ST_OK)
+        goto done;
+    mirror_state(m, name, META_TABLE_ENABLING);
+    LOG_INFO("master %s: created table %s with %zu regions", m->name, name, nkeys + 1);
+    rc = open_table(m, t);
+    give_table(m, t);
+    t = NULL;
+done:
+    if (t && t->busy) /* never added */
+        master_table_free(t);
+    free(packed);
+    meta_keys_free(keys, lens, nkeys);
+    meta_regions_free(rows, rows ? nkeys + 1 : 0);
+    return rc;
+}
+
+int master_enable_table(master *m, const char *table)
+{
+    m_table *t = NULL;
+    int rc = take_table(m, table, &t);
+    if (rc != ST_OK)
+        return rc;
+    if (t->state == META_TABLE_ENABLED)
+        rc = st_error(ST_INVALID_ARGUMENT, "table %s is already enabled", t->name);
+    if (rc == ST_OK)
+        rc = set_table_state(m, t, META_TABLE_ENABLING);
+    if (rc == ST_OK)
+        rc = open_table(m, t);
+    give_table(m, t);
+    return rc;
+}
+
+int master_disable_table(master *m, const char *table)
+{
+    m_table *t = NULL;
+    int rc = take_table(m, table, &t);
+    if (rc != ST_OK)
+        return rc;
+    if (t->state == META_TABLE_DISABLED)
+        rc = st_error(ST_INVALID_ARGUMENT, "table %s is already disabled", t->name);
+    if (rc == ST_OK)
+        rc = set_table_state(m, t, META_TABLE_DISABLING);
+    if (rc == ST_OK)
+        rc = close_table(m, t);
+    if (rc == ST_OK)
+        rc = set_table_state(m, t, META_TABLE_DISABLED);
+    give_table(m, t);
+    return rc;
+}
+
+int master_delete_table(master *m, const char *table)
+{
+    m_table *t = NULL;
+    char *dir = NULL, *rel = NULL, *zpath = NULL;
+    int rc = take_table(m, table, &t);
+    if (rc != ST_OK)
+        return rc;
+    if (t->state != META_TABLE_DISABLED)
+        rc = st_error(ST_INVALID_ARGUMENT, "table %s is %s; disable it before dropping it",
+                      t->name, meta_table_state_name(t->state));
+    if (rc == ST_OK)
+        rc = close_table(m, t); /* nothing should be open; make sure */
+    if (rc == ST_OK)
+        rc = master_check_lease(m);
+    if (rc == ST_OK)
+        rc = meta_delete_table(m->meta, t->name);
+    if (rc != ST_OK) {
+        give_table(m, t);
+        return rc;
+    }
+    if (data_dir(m, t->name, &dir) == ST_OK && fio_remove_tree(dir) != ST_OK)
+        LOG_WARN("master %s: table %s dropped but its data %s stays: %s", m->name, t->name, dir,
+                 st_errmsg());
+    if (asprintf(&rel, "table/%s", t->name) >= 0 && (zpath = zk_path(m->parent, rel)))
+        zk_delete(m->z, zpath, -1);
+    LOG_INFO("master %s: dropped table %s", m->name, t->name);
+    pthread_mutex_lock(&m->mu);
+    t->users--;
+    master_table_wait_unused(m, t, 0);
+    master_remove_table(m, t);
+    pthread_cond_broadcast(&m->cv);
+    pthread_mutex_unlock(&m->mu);
+    free(dir);
+    free(rel);
+    free(zpath);
+    return ST_OK;
+}
+
+int master_truncate_table(master *m, const char *table, bool preserve_splits)
+{
+    m_table *t = NULL;
+    meta_region *rows = NULL;
+    uint8_t **keys = NULL;
+    size_t *lens = NULL, nkeys = 0;
+    char *dir = NULL;
+    int rc = take_table(m, table, &t);
+    if (rc != ST_OK)
+        return rc;
+    if (t->state != META_TABLE_DISABLED)
+        rc = st_error(ST_INVALID_ARGUMENT, "table %s is %s; disable it before truncating it",
+                      t->name, meta_table_state_name(t->state));
+    if (rc == ST_OK)
+        rc = close_table(m, t);
+    if (rc == ST_OK && preserve_splits && t->n > 1) {
+        keys = calloc(t->n - 1, sizeof(*keys));
+        lens = calloc(t->n - 1, sizeof(*lens));
+        if (!keys || !lens)
+            rc = st_error(ST_NOMEM, "out of memory");
+        for (size_t i = 1; rc == ST_OK && i < t->n; i++) {
+            keys[nkeys] = malloc(t->regions[i]->mr.start_len);
+            if (!keys[nkeys]) {
+                rc = st_error(ST_NOMEM, "out of memory");
+                break;
+            }
+            memcpy(keys[nkeys], t->regions[i]->mr.start_key, t->regions[i]->mr.start_len);
+            lens[nkeys++] = t->regions[i]->mr.start_len;
+        }
+    }
+    if (rc == ST_OK)
+        rc = build_regions(t->name, keys, lens, nkeys, (uint64_t)clock_now_ms(), &rows);
+    if (rc == ST_OK)
+        rc = master_check_lease(m);
+    if (rc == ST_OK)
+        rc = meta_replace_regions(m->meta, t->name, rows, nkeys + 1);
+    if (rc == ST_OK) {
+        pthread_mutex_lock(&m->mu);
+        /* Nothing else uses the old regions: the table is busy and every region closed,
+         * but a chore pass may still hold pointers to them. */
+        master_table_wait_unused(m, t, 1);
+        rc = install_regions(t, rows, nkeys + 1, false);
+        pthread_mutex_unlock(&m->mu);
+    }
+    if (rc == ST_OK && data_dir(m, t->name, &dir) == ST_OK && fio_remove_tree(dir) != ST_OK)
+        LOG_WARN("master %s: table %s truncated but its old data %s stays: %s", m->name, t->name,
+                 dir, st_errmsg());
+    if (rc == ST_OK)
+        rc = set_table_state(m, t, META_TABLE_ENABLING);
+    if (rc == ST_OK)
+        rc = open_table(m, t);
+    give_table(m, t);
+    meta_keys_free(keys, lens, nkeys);
+    meta_regions_free(rows, rows ? nkeys + 1 : 0);
+    free(dir);
+    return rc;
+}
+
+/* Families of old missing from new (their directories go after the reopen). */
+static int removed_families(const Strata__Admin__TableSchema *old, const Strata__Admin__TableSchema *nw,
+                            char ***out, size_t *n)
+{
+    *out = calloc(old->n_family ? old->n_family : 1, sizeof(**out));
+    *n = 0;
+    if (!*out)
+        return st_error(ST_NOMEM, "out of memory");
+    for (size_t i = 0; i < old->n_family; i++) {
+        bool kept = false;
+        for (size_t j = 0; j < nw->n_family && !kept; j++)
+            kept = strcmp(old->family[i]->name, nw->family[j]->name) == 0;
+        if (!kept)
+            (*out)[(*n)++] = old->family[i]->name;
+    }
+    return ST_OK;
+}
+
+int master_modify_table(master *m, const Strata__Admin__TableSchema *schema)
+{
+    char name[256];
+    uint8_t *packed = NULL;
+    size_t len = 0, nremoved = 0;
+    char **removed = NULL;
+    m_table *t = NULL;
+    Strata__Admin__TableSchema *old = NULL;
+    int rc = check_schema(schema, name, sizeof(name), &packed, &len);
+    if (rc == ST_OK)
+        rc = take_table(m, name, &t);
+    if (rc != ST_OK) {
+        free(packed);
+        return rc;
+    }
+    old = master_table_schema(t);
+    if (!old)
+        rc = ST_CORRUPTION;
+    if (rc == ST_OK)
+        rc = removed_families(old, schema, &removed, &nremoved);
+    meta_table row = {.schema = packed, .schema_len = len, .state = t->state};
+    memcpy(row.name, t->name, sizeof(row.name));
+    if (rc == ST_OK)
+        rc = master_check_lease(m);
+    if (rc == ST_OK)
+        rc = meta_put_table(m->meta, &row);
+    if (rc == ST_OK) {
+        pthread_mutex_lock(&m->mu);
+        free(t->schema);
+        t->schema = packed;
+        t->schema_len = len;
+        packed = NULL;
+        pthread_mutex_unlock(&m->mu);
+    }
+    /* Reopen every open region with the new schema, one at a time. */
+    for (size_t i = 0; rc == ST_OK && i < t->n; i++) {
+        m_region *r = t->regions[i];
+        master_region_take_ptr(m, r);
+        if (r->mr.state == META_OPEN && r->mr.server[0]) {
+            char where[SERVER_NAME_MAX];
+            snprintf(where, sizeof(where), "%s", r->mr.server);
+            rc = master_unassign(m, r);
+            if (rc == ST_OK && (rc = master_assign(m, t, r, where)) != ST_OK)
+                rc = master_assign(m, t, r, NULL);
+        }
+        master_region_give(m, r);
+    }
+    for (size_t i = 0; rc == ST_OK && i < nremoved; i++)
+        for (size_t j = 0; j < t->n; j++) {
+            char *fam = layout_store_dir(m->root, t->name, t->regions[j]->mr.encoded_name,
+                                         removed[i]);
+            if (fam && fio_remove_tree(fam) != ST_OK)
+                LOG_WARN("master %s: removing family dir %s: %s", m->name, fam, st_errmsg());
+            free(fam);
+        }
+    if (rc == ST_OK)
+        LOG_INFO("master %s: altered table %s (%zu families removed)", m->name, t->name, nremoved);
+    give_table(m, t);
+    free(removed);
+    free(packed);
+    if (old)
+        strata__admin__table_schema__free_unpacked(old, NULL);
+    return rc;
+}
+
+int master_create_namespace(master *m, const char *ns)
+{
+    if (layout_validate_name_part(ns) != ST_OK)
+        return st_error(ST_INVALID_ARGUMENT, "namespace name '%s' is invalid: %s", ns, st_errmsg());
+    int rc = master_check_lease(m);
+    return rc == ST_OK ? meta_create_namespace(m->meta, ns) : rc;
+}
+
+int master_delete_namespace(master *m, const char *ns)
+{
+    if (strcmp(ns, "default") == 0 || strcmp(ns, "strata") == 0)
+        return st_error(ST_INVALID_ARGUMENT, "namespace %s is reserved and cannot be dropped", ns);
+    int rc = meta_namespace_exists(m->meta, ns);
+    if (rc != ST_OK)
+        return st_error(ST_NOT_FOUND, "namespace %s does not exist", ns);
+    size_t n = 0, len = strlen(ns);
+    pthread_mutex_lock(&m->mu);
+    for (size_t i = 0; i < m->ntables; i++)
+        if (strncmp(m->tables[i]->name, ns, len) == 0 && m->tables[i]->name[len] == ':')
+            n++;
+    pthread_mutex_unlock(&m->mu);
+    if (n)
+        return st_error(ST_INVALID_ARGUMENT, "namespace %s still has %zu table(s); drop them first",
+                        ns, n);
+    rc = master_check_lease(m);
+    return rc == ST_OK ? meta_delete_namespace(m->meta, ns) : rc;
+}

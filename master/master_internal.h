@@ -1,0 +1,243 @@
+/*
+ * master_internal.h - the master's private parts, shared by master.c (lifecycle,
+ * election, activation), master_servers.c (region-server tracking, heartbeats, crash
+ * recovery), master_assign.c (the region state machine), master_ddl.c (tables and
+ * namespaces), master_service.c (MasterService handlers), master_chore.c (the
+ * background loop that keeps every region of an enabled table open) and master_http.c
+ * (status pages and metrics).
+ *
+ * In memory the master mirrors meta: tables, each with its regions sorted by start key,
+ * plus the live region servers. Every change of a region's state is written to meta
+ * first (master_persist) and then made visible in memory.
+ *
+ * Region ownership inside the master: an operation on a region (assign, unassign, move,
+ * crash recovery, DDL) first takes the region with master_region_take (waits while another
+ * operation has it: `busy`) and gives it back with master_region_give. A DDL also marks its
+ * table busy so that two DDLs on one table do not interleave. The state of a region may
+ * only be changed by the operation that has it.
+ *
+ * Locks: `mu` guards the tables, regions' in-memory fields, servers and queues. It is never
+ * held across an RPC, a ZooKeeper call or a meta write.
+ */
+#ifndef STRATA_MASTER_MASTER_INTERNAL_H
+#define STRATA_MASTER_MASTER_INTERNAL_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/http_server.h"
+#include "common/proto/admin.pb-c.h"
+#include "common/proto/master.pb-c.h"
+#include "common/rpc_client.h"
+#include "common/rpc_server.h"
+#include "common/server_name.h"
+#include "common/zk.h"
+#include "master/master.h"
+#include "master/meta.h"
+#include "regionserver/engine.h"
+
+#define MASTER_VERSION "0.1.0"
+
+typedef struct m_region {
+    meta_region mr;      /* the row as last written to meta */
+    bool busy;           /* an operation has it (master_region_take) */
+    int64_t since_ms;    /* wall-clock ms the current state began */
+    int64_t retry_at_ms; /* FAILED_OPEN: the chore tries again from then on */
+    char target[SERVER_NAME_MAX]; /* server picked for an open not yet written to meta */
+} m_region;
+
+typedef struct m_table {
+    char name[256];
+    uint8_t *schema; /* packed strata.admin.TableSchema */
+    size_t schema_len;
+    meta_table_state state;
+    m_region **regions; /* sorted by start key */
+    size_t n, cap;
+    bool busy; /* a DDL has the table */
+    int users; /* chore/recovery passes holding a pointer to it (mu); free waits for 0 */
+} m_table;
+
+typedef struct m_server {
+    server_name sn;
+    char name[SERVER_NAME_MAX]; /* "host,port,startcode" */
+    char addr[300];             /* "host:port" */
+    uint32_t http_port;
+    bool stopping; /* it reported a graceful stop: no new regions */
+    Strata__Master__RegionServerReportRequest *report; /* last heartbeat (owned) */
+    int64_t report_ms;
+    uint64_t prev_total;
+    int64_t prev_ms;
+    double rps;
+} m_server;
+
+struct master {
+    /* settings */
+    char host[256];
+    char advertised_host[256];
+    int port_cfg;
+    int http_port; /* master.http.port until HTTP starts, then the bound port (0: none) */
+    char ready_file[PATH_MAX];
+    char root[PATH_MAX];
+    char quorum[1024];
+    char parent[256];
+    int session_timeout_ms;
+    int chore_ms;
+    int rpc_timeout_ms;
+    int assign_attempts;
+    int64_t failed_open_retry_ms;
+    double fence_fraction;
+    int handler_threads;
+    uint64_t block_cache_bytes;
+
+    server_name sn;
+    char name[SERVER_NAME_MAX];
+    uint64_t start_code;
+
+    rpc_server *rpc;
+    http_server *http; /* status pages and metrics (master_http.c); NULL if none */
+    rpc_client *rpcc;
+    zk *z;
+    engine *eng;
+    meta *meta;
+    atomic_bool active;
+    atomic_bool stopping;
+    int64_t active_since_ms;
+    char cluster_id[40];
+
+    pthread_mutex_t mu;
+    pthread_cond_t cv;       /* a region or table was given back; the queue changed */
+    pthread_cond_t chore_cv; /* wakes the chore or the election */
+    m_table **tables;        /* sorted by name */
+    size_t ntables, tcap;
+    m_server **servers; /* live region servers */
+    size_t nservers, scap;
+    char **dead; /* dead servers (names), newest last, at most MASTER_DEAD_KEPT */
+    size_t ndead;
+    char **crash; /* dead servers whose recovery has not finished */
+    size_t ncrash, ccap;
+    bool rs_changed;        /* the rs children watch fired */
+    bool master_node_gone;  /* the master znode went (election) */
+    bool chore_stop;
+    pthread_t election_thr, chore_thr;
+    bool election_started, chore_started;
+};
+
+#define MASTER_DEAD_KEPT 64
+
+/* ---- master.c ---- */
+/* ST_NOT_SERVING naming the active master unless this one is active. */
+int master_check_active(master *m);
+/* Self-fencing: ST_OK if ZooKeeper was heard from recently enough (pinging it if not);
+ * else ST_NOT_SERVING. */
+int master_check_lease(master *m);
+/* Writes regions to meta (atomically) after the lease check. */
+int master_persist(master *m, const meta_region *rows, size_t n);
+/* The table's schema unpacked (free with strata__admin__table_schema__free_unpacked). */
+Strata__Admin__TableSchema *master_table_schema(const m_table *t);
+/* Finds a table by name (mu held): NULL if unknown. */
+m_table *master_find_table(master *m, const char *name);
+/* Finds a region by encoded name (mu held), and its table. */
+m_region *master_find_region(master *m, const char *encoded, m_table **table);
+/* Adds a table (mu held; takes ownership). */
+int master_add_table(master *m, m_table *t);
+/* Removes and frees a table and its regions (mu held). */
+void master_remove_table(master *m, m_table *t);
+void master_table_free(m_table *t);
+/* Every table, each held (users + 1) so it stays allocated: release with
+ * master_tables_release. NULL/0 if none or out of memory. */
+m_table **master_tables_hold(master *m, size_t *n);
+void master_tables_release(master *m, m_table **v, size_t n);
+/* Waits (mu held) until at most `own` holders (the caller's own) hold t. */
+void master_table_wait_unused(master *m, m_table *t, int own);
+/* Normalises a table name: "t" -> "default:t". ST_INVALID_ARGUMENT for a bad name. */
+int master_qualify(const char *name, char *out, size_t cap);
+
+/* ---- master_servers.c ---- */
+/* Re-reads <parent>/rs: adds new servers, declares vanished (or superseded) ones dead. */
+void master_servers_sync(master *m);
+/* The live server named (mu held), or NULL. addr_or_name: "host,port,sc" or "host:port". */
+m_server *master_server_find(master *m, const char *addr_or_name);
+/* Picks the live, not stopping server with the fewest regions, avoiding `avoid` (may be
+ * NULL) when another exists. Copies its name to out. ST_NOT_SERVING if none. mu held. */
+int master_server_pick(master *m, const char *avoid, char *out, size_t cap);
+/* Declares a server dead (mu held): removes it from the live set, queues recovery. */
+void master_server_dead(master *m, const char *name);
+/* Whether recovery of name is queued or running (mu held). */
+bool master_crash_pending(master *m, const char *name);
+/* Recovers one dead server: fences and splits its WALs, drops its ownership znodes,
+ * closes its regions in meta and reassigns those of enabled tables. */
+int master_crash_recover(master *m, const char *name);
+/* Queues recovery of every WAL directory under <root>/WALs with no live server. */
+void master_servers_find_dead(master *m);
+int master_handle_report(master *m, const Strata__Master__RegionServerReportRequest *req);
+int master_handle_region_closed(master *m, const Strata__Master__ReportRegionClosedRequest *req);
+void master_server_free(m_server *s);
+/* Number of regions a server has in memory (mu held). */
+size_t master_server_region_count(master *m, const char *name);
+
+/* ---- master_assign.c ---- */
+/* Takes a region by encoded name, waiting while another operation has it. ST_NOT_FOUND
+ * naming it. *table may be NULL. */
+int master_region_take(master *m, const char *encoded, m_region **out, m_table **table);
+/* Takes r (mu NOT held), waiting while busy. */
+void master_region_take_ptr(master *m, m_region *r);
+/* Tries to take r without waiting (mu held): true if taken. */
+bool master_region_try_take(master *m, m_region *r);
+void master_region_give(master *m, m_region *r);
+/* Opens r (taken) on `target` (a server name or address; NULL: pick one). Retries other
+ * servers up to assign_attempts times; leaves FAILED_OPEN on failure. */
+int master_assign(master *m, m_table *t, m_region *r, const char *target);
+/* Closes r (taken) where it is open: CLOSED in meta. */
+int master_unassign(master *m, m_region *r);
+/* Changes r's state/server in meta then in memory (r taken). */
+int master_set_state(master *m, m_region *r, meta_region_state st, const char *server);
+typedef enum master_bulk_op {
+    MASTER_BULK_CLOSE = 0,  /* unassign */
+    MASTER_BULK_OPEN = 1,   /* assign */
+    MASTER_BULK_REPAIR = 2, /* once taken, do what the table state asks (master_repair) */
+} master_bulk_op;
+/* Runs op on many regions with a few worker threads; each region is taken and given back
+ * by the workers. Returns the first failure. The caller keeps t alive (t->users). */
+int master_assign_many(master *m, m_table *t, m_region **v, size_t n, master_bulk_op op);
+/* With r taken: opens it if its table is enabled and it is not open on a live server,
+ * closes it if the table is disabled, finishes an interrupted OPENING/CLOSING. A region
+ * on a server that is neither live nor being recovered is left to recovery. */
+int master_repair(master *m, m_table *t, m_region *r);
+/* Asks the region server serving r to flush or compact it. */
+int master_region_admin(master *m, m_region *r, const char *method, bool major);
+
+/* ---- master_chore.c ---- */
+void *master_chore_main(void *arg);
+void master_chore_wake(master *m);
+
+/* ---- master_ddl.c ---- */
+int master_create_table(master *m, const Strata__Master__CreateTableRequest *req);
+int master_delete_table(master *m, const char *table);
+int master_enable_table(master *m, const char *table);
+int master_disable_table(master *m, const char *table);
+int master_truncate_table(master *m, const char *table, bool preserve_splits);
+int master_modify_table(master *m, const Strata__Admin__TableSchema *schema);
+int master_create_namespace(master *m, const char *ns);
+int master_delete_namespace(master *m, const char *ns);
+
+/* ---- master_http.c: status pages and metrics (docs/http.md) ---- */
+/* Serves HTTP on master.host : master.http.port (0: any free port, -1: none) and sets
+ * m->http_port to the bound port (0 without HTTP), which the master's ZooKeeper records
+ * advertise. A port that cannot be bound is logged and the master runs without HTTP.
+ * Call after zk_open and before the master registers in ZooKeeper. ST_OK or ST_NOMEM. */
+int master_http_start(master *m);
+/* Stops and frees the HTTP server (before the ZooKeeper session closes). Idempotent. */
+void master_http_stop(master *m);
+
+/* ---- master_service.c ---- */
+int master_service_register(master *m);
+
+/* ---- RPC to region servers (master_assign.c) ---- */
+/* Calls method on addr with req; on ST_OK *resp is unpacked as resp_desc (may be NULL). */
+int master_rs_call(master *m, const char *addr, const char *method, const ProtobufCMessage *req,
+                   const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp);
+
+#endif

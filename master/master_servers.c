@@ -1,0 +1,498 @@
+/*
+ * master_servers.c - region-server tracking: the live set follows the children of
+ * <parent>/rs (docs/znodes.md); heartbeats (RegionServerReport) carry each server's load;
+ * a server whose znode goes, or that is superseded by a newer start code on the same
+ * host and port, is dead, and its recovery (master_crash_recover) runs on the chore:
+ *
+ *   fence: rename <root>/WALs/<server> to <server>-splitting (a paused server can no
+ *          longer roll a WAL there), with <parent>/splitWAL/<server> marking the work
+ *   split: wal_split the fenced directory into per-region recovered edits, remove it
+ *   owners: delete the dead server's region-owner znodes (gone already if its session
+ *          expired)
+ *   close: every region meta places on that server becomes CLOSED
+ *   assign: the regions of enabled tables are opened elsewhere (they replay the edits)
+ *
+ * No region of a dead server is opened elsewhere before its WALs are split.
+ * Thread-safety: functions marked "mu held" need m->mu; the others take it themselves.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/fileio.h"
+#include "common/log.h"
+#include "common/status.h"
+#include "master/master_internal.h"
+#include "regionserver/wal.h"
+
+void master_server_free(m_server *s)
+{
+    if (!s)
+        return;
+    if (s->report)
+        strata__master__region_server_report_request__free_unpacked(s->report, NULL);
+    free(s);
+}
+
+m_server *master_server_find(master *m, const char *addr_or_name)
+{
+    for (size_t i = 0; i < m->nservers; i++)
+        if (strcmp(m->servers[i]->name, addr_or_name) == 0 ||
+            strcmp(m->servers[i]->addr, addr_or_name) == 0)
+            return m->servers[i];
+    return NULL;
+}
+
+size_t master_server_region_count(master *m, const char *name)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->ntables; i++)
+        for (size_t j = 0; j < m->tables[i]->n; j++)
+            if (strcmp(m->tables[i]->regions[j]->mr.server, name) == 0 ||
+                strcmp(m->tables[i]->regions[j]->target, name) == 0)
+                n++;
+    return n;
+}
+
+int master_server_pick(master *m, const char *avoid, char *out, size_t cap)
+{
+    m_server *best = NULL, *fallback = NULL;
+    size_t best_n = SIZE_MAX;
+    for (size_t i = 0; i < m->nservers; i++) {
+        m_server *s = m->servers[i];
+        if (s->stopping)
+            continue;
+        if (avoid && strcmp(s->name, avoid) == 0) {
+            fallback = s;
+            continue;
+        }
+        size_t n = master_server_region_count(m, s->name);
+        if (n < best_n) {
+            best = s;
+            best_n = n;
+        }
+    }
+    if (!best)
+        best = fallback;
+    if (!best)
+        return st_error(ST_NOT_SERVING, "no live region server can take a region (%zu live)",
+                        m->nservers);
+    snprintf(out, cap, "%s", best->name);
+    return ST_OK;
+}
+
+bool master_crash_pending(master *m, const char *name)
+{
+    for (size_t i = 0; i < m->ncrash; i++)
+        if (strcmp(m->crash[i], name) == 0)
+            return true;
+    return false;
+}
+
+static void remember_dead(master *m, const char *name)
+{
+    for (size_t i = 0; i < m->ndead; i++)
+        if (strcmp(m->dead[i], name) == 0)
+            return;
+    char *copy = strdup(name);
+    if (!copy)
+        return;
+    if (!m->dead)
+        m->dead = calloc(MASTER_DEAD_KEPT, sizeof(*m->dead));
+    if (!m->dead) {
+        free(copy);
+        return;
+    }
+    if (m->ndead == MASTER_DEAD_KEPT) {
+        free(m->dead[0]);
+        memmove(m->dead, m->dead + 1, (MASTER_DEAD_KEPT - 1) * sizeof(*m->dead));
+        m->ndead--;
+    }
+    m->dead[m->ndead++] = copy;
+}
+
+void master_server_dead(master *m, const char *name_in)
+{
+    char name[SERVER_NAME_MAX]; /* name_in may point into the server freed below */
+    snprintf(name, sizeof(name), "%s", name_in);
+    for (size_t i = 0; i < m->nservers; i++)
+        if (strcmp(m->servers[i]->name, name) == 0) {
+            master_server_free(m->servers[i]);
+            memmove(m->servers + i, m->servers + i + 1, (m->nservers - i - 1) * sizeof(*m->servers));
+            m->nservers--;
+            break;
+        }
+    remember_dead(m, name);
+    if (master_crash_pending(m, name))
+        return;
+    if (m->ncrash == m->ccap) {
+        size_t cap = m->ccap ? m->ccap * 2 : 8;
+        char **v = realloc(m->crash, cap * sizeof(*v));
+        if (!v)
+            return;
+        m->crash = v;
+        m->ccap = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy)
+        return;
+    m->crash[m->ncrash++] = copy;
+    LOG_INFO("master %s: region server %s is dead; its recovery is queued", m->name, name);
+    pthread_cond_broadcast(&m->chore_cv);
+}
+
+static int add_server(master *m, const char *name, const uint8_t *data, size_t len)
+{
+    m_server *s = calloc(1, sizeof(*s));
+    if (!s)
+        return st_error(ST_NOMEM, "out of memory");
+    int rc = server_info_decode(data, len, &s->sn, &s->http_port);
+    if (rc != ST_OK) {
+        free(s);
+        return rc;
+    }
+    server_name_format(&s->sn, s->name, sizeof(s->name));
+    server_name_addr(&s->sn, s->addr, sizeof(s->addr));
+    if (strcmp(s->name, name) != 0) {
+        LOG_WARN("master %s: znode rs/%s holds the record of %s; ignored", m->name, name, s->name);
+        free(s);
+        return ST_OK;
+    }
+    if (m->nservers == m->scap) {
+        size_t cap = m->scap ? m->scap * 2 : 8;
+        m_server **v = realloc(m->servers, cap * sizeof(*v));
+        if (!v) {
+            free(s);
+            return st_error(ST_NOMEM, "out of memory");
+        }
+        m->servers = v;
+        m->scap = cap;
+    }
+    /* A newer start code on the same host and port: the older process is gone. */
+    for (size_t i = 0; i < m->nservers; i++)
+        if (server_name_same_addr(&m->servers[i]->sn, &s->sn) &&
+            m->servers[i]->sn.start_code < s->sn.start_code) {
+            master_server_dead(m, m->servers[i]->name);
+            break;
+        }
+    m->servers[m->nservers++] = s;
+    LOG_INFO("master %s: region server %s registered", m->name, s->name);
+    return ST_OK;
+}
+
+void master_servers_sync(master *m)
+{
+    char *rspath = zk_path(m->parent, "rs");
+    char **names = NULL;
+    size_t n = 0;
+    if (!rspath || zk_children(m->z, rspath, &names, &n) != ST_OK) {
+        LOG_WARN("master %s: cannot list region servers: %s", m->name, st_errmsg());
+        free(rspath);
+        return;
+    }
+    /* Read the records of new servers without mu. */
+    uint8_t **data = calloc(n ? n : 1, sizeof(*data));
+    size_t *lens = calloc(n ? n : 1, sizeof(*lens));
+    pthread_mutex_lock(&m->mu);
+    bool *known = calloc(n ? n : 1, sizeof(*known));
+    for (size_t i = 0; known && i < n; i++)
+        known[i] = master_server_find(m, names[i]) != NULL || master_crash_pending(m, names[i]);
+    m->rs_changed = false;
+    pthread_mutex_unlock(&m->mu);
+    for (size_t i = 0; data && lens && known && i < n; i++) {
+        if (known[i])
+            continue;
+        char *p = NULL;
+        if (asprintf(&p, "%s/%s", rspath, names[i]) >= 0 &&
+            zk_get(m->z, p, &data[i], &lens[i], NULL) != ST_OK)
+            data[i] = NULL;
+        free(p);
+    }
+    pthread_mutex_lock(&m->mu);
+    /* Gone: live servers without a znode. */
+    for (size_t i = 0; i < m->nservers;) {
+        bool present = false;
+        for (size_t j = 0; j < n && !present; j++)
+            present = strcmp(names[j], m->servers[i]->name) == 0;
+        if (present) {
+            i++;
+            continue;
+        }
+        master_server_dead(m, m->servers[i]->name); /* removes servers[i] */
+    }
+    for (size_t i = 0; data && lens && known && i < n; i++)
+        if (!known[i] && data[i] && !master_server_find(m, names[i]))
+            if (add_server(m, names[i], data[i], lens[i]) != ST_OK)
+                LOG_WARN("master %s: region server %s: %s", m->name, names[i], st_errmsg());
+    pthread_cond_broadcast(&m->chore_cv);
+    pthread_mutex_unlock(&m->mu);
+    for (size_t i = 0; data && i < n; i++)
+        free(data[i]);
+    free(data);
+    free(lens);
+    free(known);
+    zk_names_free(names, n);
+    free(rspath);
+}
+
+void master_servers_find_dead(master *m)
+{
+    char *wals = NULL, **names = NULL;
+    size_t n = 0;
+    if (asprintf(&wals, "%s/WALs", m->root) < 0)
+        return;
+    if (fio_list_dir(wals, &names, &n) == ST_OK) {
+        pthread_mutex_lock(&m->mu);
+        for (size_t i = 0; i < n; i++) {
+            if (strncmp(names[i], "master-", 7) == 0)
+                continue;
+            size_t len = strlen(names[i]);
+            if (len > 10 && strcmp(names[i] + len - 10, "-splitting") == 0)
+                names[i][len - 10] = 0;
+            server_name sn;
+            if (server_name_parse(names[i], &sn) != ST_OK)
+                continue;
+            if (!master_server_find(m, names[i]))
+                master_server_dead(m, names[i]);
+        }
+        pthread_mutex_unlock(&m->mu);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    free(wals);
+    /* Splits a previous master left half done. */
+    char *sp = zk_path(m->parent, "splitWAL");
+    char **tasks = NULL;
+    size_t nt = 0;
+    if (sp && zk_children(m->z, sp, &tasks, &nt) == ST_OK) {
+        pthread_mutex_lock(&m->mu);
+        for (size_t i = 0; i < nt; i++)
+            if (!master_server_find(m, tasks[i]))
+                master_server_dead(m, tasks[i]);
+        pthread_mutex_unlock(&m->mu);
+        zk_names_free(tasks, nt);
+    }
+    free(sp);
+    /* Servers meta names that are not live. */
+    pthread_mutex_lock(&m->mu);
+    for (size_t i = 0; i < m->ntables; i++)
+        for (size_t j = 0; j < m->tables[i]->n; j++) {
+            const char *s = m->tables[i]->regions[j]->mr.server;
+            if (s[0] && !master_server_find(m, s) && !master_crash_pending(m, s))
+                master_server_dead(m, s);
+        }
+    pthread_mutex_unlock(&m->mu);
+}
+
+/* Fences and splits the WALs of a dead server. */
+static int split_wals(master *m, const char *name)
+{
+    char *dir = NULL, *fenced = NULL, *task = NULL, *rel = NULL;
+    int rc = ST_OK;
+    if (asprintf(&dir, "%s/WALs/%s", m->root, name) < 0 ||
+        asprintf(&fenced, "%s-splitting", dir) < 0 || asprintf(&rel, "splitWAL/%s", name) < 0 ||
+        !(task = zk_path(m->parent, rel))) {
+        rc = st_error(ST_NOMEM, "out of memory");
+        goto done;
+    }
+    rc = zk_create(m->z, task, NULL, 0, ZK_PERSISTENT, NULL, 0);
+    if (rc == ST_EXISTS)
+        rc = ST_OK;
+    if (rc != ST_OK)
+        goto done;
+    rc = fio_rename(dir, fenced);
+    if (rc == ST_NOT_FOUND)
+        rc = ST_OK; /* fenced already, or the server never wrote a WAL */
+    if (rc != ST_OK)
+        goto done;
+    if (access(fenced, F_OK) == 0) {
+        LOG_INFO("master %s: splitting the WALs of dead server %s", m->name, name);
+        rc = wal_split(fenced, m->root);
+        if (rc == ST_OK)
+            rc = fio_remove_tree(fenced);
+    }
+    if (rc == ST_OK)
+        rc = zk_delete(m->z, task, -1);
+    if (rc == ST_NOT_FOUND)
+        rc = ST_OK;
+done:
+    if (rc != ST_OK)
+        st_error(rc, "recovering the WALs of dead server %s: %s", name, st_errmsg());
+    free(dir);
+    free(fenced);
+    free(task);
+    free(rel);
+    return rc;
+}
+
+/* Deletes the ownership znodes the dead server still holds (a superseded server's
+ * session may not have expired yet). */
+static void drop_owner_nodes(master *m, const char *name)
+{
+    char *dir = zk_path(m->parent, "region-owner");
+    char **names = NULL;
+    size_t n = 0;
+    if (!dir || zk_children(m->z, dir, &names, &n) != ST_OK) {
+        free(dir);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char *p = NULL;
+        uint8_t *data = NULL;
+        size_t len = 0;
+        if (asprintf(&p, "%s/%s", dir, names[i]) < 0)
+            continue;
+        if (zk_get(m->z, p, &data, &len, NULL) == ST_OK) {
+            Strata__Master__RegionOwner *o = strata__master__region_owner__unpack(NULL, len, data);
+            if (o) {
+                server_name sn = {.port = (uint16_t)o->server->port,
+                                  .start_code = o->server->start_code};
+                snprintf(sn.host, sizeof(sn.host), "%s", o->server->host);
+                char owner[SERVER_NAME_MAX];
+                server_name_format(&sn, owner, sizeof(owner));
+                if (strcmp(owner, name) == 0)
+                    zk_delete(m->z, p, -1);
+                strata__master__region_owner__free_unpacked(o, NULL);
+            }
+        }
+        free(data);
+        free(p);
+    }
+    zk_names_free(names, n);
+    free(dir);
+}
+
+int master_crash_recover(master *m, const char *name)
+{
+    int rc = split_wals(m, name);
+    if (rc != ST_OK)
+        return rc;
+    drop_owner_nodes(m, name);
+    /* Close, in meta, every region placed on the dead server, then reopen those of
+     * enabled tables elsewhere. */
+    size_t nt = 0;
+    m_table **tables = master_tables_hold(m, &nt);
+    for (size_t ti = 0; ti < nt; ti++) {
+        m_table *t = tables[ti];
+        pthread_mutex_lock(&m->mu);
+        size_t cnt = 0;
+        m_region **mine = calloc(t->n ? t->n : 1, sizeof(*mine));
+        for (size_t j = 0; mine && j < t->n; j++)
+            if (strcmp(t->regions[j]->mr.server, name) == 0)
+                mine[cnt++] = t->regions[j];
+        pthread_mutex_unlock(&m->mu);
+        size_t closed = 0;
+        for (size_t j = 0; j < cnt; j++) {
+            master_region_take_ptr(m, mine[j]);
+            if (strcmp(mine[j]->mr.server, name) == 0) {
+                int c = master_set_state(m, mine[j], META_CLOSED, "");
+                if (c != ST_OK)
+                    rc = c;
+                else
+                    mine[closed++] = mine[j];
+            }
+            master_region_give(m, mine[j]);
+        }
+        master_assign_many(m, t, mine, closed, MASTER_BULK_REPAIR);
+        free(mine);
+    }
+    master_tables_release(m, tables, nt);
+    if (rc == ST_OK) {
+        pthread_mutex_lock(&m->mu);
+        for (size_t i = 0; i < m->ncrash; i++)
+            if (strcmp(m->crash[i], name) == 0) {
+                free(m->crash[i]);
+                memmove(m->crash + i, m->crash + i + 1, (m->ncrash - i - 1) * sizeof(*m->crash));
+                m->ncrash--;
+                break;
+            }
+        pthread_cond_broadcast(&m->cv);
+        pthread_mutex_unlock(&m->mu);
+        LOG_INFO("master %s: recovery of region server %s finished", m->name, name);
+    }
+    return rc;
+}
+
+static void report_totals(m_server *s, int64_t now)
+{
+    const Strata__Master__RegionServerReportRequest *r = s->report;
+    uint64_t total = r->read_requests + r->write_requests;
+    if (!total)
+        total = r->total_requests;
+    if (s->prev_ms && now > s->prev_ms && total >= s->prev_total)
+        s->rps = (double)(total - s->prev_total) * 1000.0 / (double)(now - s->prev_ms);
+    s->prev_total = total;
+    s->prev_ms = now;
+}
+
+int master_handle_report(master *m, const Strata__Master__RegionServerReportRequest *req)
+{
+    server_name sn = {.port = (uint16_t)req->server->port, .start_code = req->server->start_code};
+    snprintf(sn.host, sizeof(sn.host), "%s", req->server->host);
+    char name[SERVER_NAME_MAX];
+    server_name_format(&sn, name, sizeof(name));
+    /* Keep a private copy of the report. */
+    size_t len = protobuf_c_message_get_packed_size(&req->base);
+    uint8_t *tmp = malloc(len ? len : 1);
+    if (!tmp)
+        return st_error(ST_NOMEM, "out of memory");
+    protobuf_c_message_pack(&req->base, tmp);
+    Strata__Master__RegionServerReportRequest *copy =
+        strata__master__region_server_report_request__unpack(NULL, len, tmp);
+    free(tmp);
+    if (!copy)
+        return st_error(ST_NOMEM, "out of memory");
+    int rc = ST_OK;
+    pthread_mutex_lock(&m->mu);
+    m_server *s = master_server_find(m, name);
+    bool dead = false;
+    for (size_t i = 0; i < m->ndead && !dead; i++)
+        dead = strcmp(m->dead[i], name) == 0;
+    if (s) {
+        if (s->report)
+            strata__master__region_server_report_request__free_unpacked(s->report, NULL);
+        s->report = copy;
+        copy = NULL;
+        s->report_ms = clock_now_ms();
+        report_totals(s, s->report_ms);
+    } else if (dead) {
+        rc = st_error(ST_CLOSED, "region server %s is dead to master %s: abort", name, m->name);
+    } else {
+        m->rs_changed = true; /* not seen yet: the watch will add it */
+        pthread_cond_broadcast(&m->chore_cv);
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (copy)
+        strata__master__region_server_report_request__free_unpacked(copy, NULL);
+    return rc;
+}
+
+int master_handle_region_closed(master *m, const Strata__Master__ReportRegionClosedRequest *req)
+{
+    server_name sn = {.port = (uint16_t)req->server->port, .start_code = req->server->start_code};
+    snprintf(sn.host, sizeof(sn.host), "%s", req->server->host);
+    char name[SERVER_NAME_MAX];
+    server_name_format(&sn, name, sizeof(name));
+    pthread_mutex_lock(&m->mu);
+    m_server *s = master_server_find(m, name);
+    if (s && req->server_stopping)
+        s->stopping = true;
+    pthread_mutex_unlock(&m->mu);
+    m_region *r = NULL;
+    m_table *t = NULL;
+    int rc = master_region_take(m, req->encoded_name, &r, &t);
+    if (rc != ST_OK)
+        return rc;
+    /* The server closed it with a flush: nothing of it is left in its WAL. */
+    if (strcmp(r->mr.server, name) == 0)
+        rc = master_set_state(m, r, META_CLOSED, "");
+    master_region_give(m, r);
+    LOG_INFO("master %s: region %s closed by %s%s", m->name, req->encoded_name, name,
+             req->server_stopping ? " (stopping)" : "");
+    master_chore_wake(m);
+    return rc;
+}

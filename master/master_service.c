@@ -1,0 +1,777 @@
+/*
+ * master_service.c - MasterService (common/proto/master.proto; docs/master.md): region
+ * server reports, LocateRegion and GetTableRegions for clients, DDL, region admin and
+ * cluster status. Every method answers ST_NOT_SERVING (naming the active master) on a
+ * backup. Answers that describe in-memory state are packed under mu.
+ *
+ * Thread-safety: handlers run on RPC handler threads.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/status.h"
+#include "master/master_internal.h"
+
+typedef int (*body_fn)(master *m, ProtobufCMessage *req, rpc_reply *reply);
+
+static int pack(rpc_reply *reply, const ProtobufCMessage *msg)
+{
+    size_t n = protobuf_c_message_get_packed_size(msg);
+    buf_reset(&reply->body);
+    if (buf_reserve(&reply->body, n) != ST_OK)
+        return st_error(ST_NOMEM, "out of memory packing a %s", msg->descriptor->name);
+    reply->body.len = protobuf_c_message_pack(msg, reply->body.data);
+    return ST_OK;
+}
+
+static int run(master *m, const rpc_request *rq, rpc_reply *reply,
+               const ProtobufCMessageDescriptor *desc, body_fn fn)
+{
+    int rc = master_check_active(m);
+    if (rc != ST_OK) {
+        reply->retry_after_ms = 200;
+        return rc;
+    }
+    ProtobufCMessage *req = protobuf_c_message_unpack(desc, NULL, rq->body_len, rq->body);
+    if (!req)
+        return st_error(ST_INVALID_ARGUMENT, "%s: the request is not a well-formed %s", rq->method,
+                        desc->name);
+    rc = fn(m, req, reply);
+    protobuf_c_message_free_unpacked(req, NULL);
+    return rc;
+}
+
+/* An empty answer of the given type. */
+static int empty(rpc_reply *reply, const ProtobufCMessageDescriptor *desc)
+{
+    ProtobufCMessage *msg = calloc(1, desc->sizeof_message);
+    if (!msg)
+        return st_error(ST_NOMEM, "out of memory");
+    desc->message_init(msg);
+    int rc = pack(reply, msg);
+    free(msg);
+    return rc;
+}
+
+/* ---- locations ---- */
+
+typedef struct loc_buf {
+    Strata__Master__RegionLocation *locs;
+    Strata__Master__RegionLocation **ptrs;
+    Strata__Admin__RegionInfo *infos;
+    Strata__Master__ServerName *servers;
+    server_name *names;
+    size_t n;
+} loc_buf;
+
+static int loc_alloc(loc_buf *b, size_t n)
+{
+    memset(b, 0, sizeof(*b));
+    size_t k = n ? n : 1;
+    b->locs = calloc(k, sizeof(*b->locs));
+    b->ptrs = calloc(k, sizeof(*b->ptrs));
+    b->infos = calloc(k, sizeof(*b->infos));
+    b->servers = calloc(k, sizeof(*b->servers));
+    b->names = calloc(k, sizeof(*b->names));
+    if (!b->locs || !b->ptrs || !b->infos || !b->servers || !b->names)
+        return st_error(ST_NOMEM, "out of memory");
+    return ST_OK;
+}
+
+static void loc_free(loc_buf *b)
+{
+    free(b->locs);
+    free(b->ptrs);
+    free(b->infos);
+    free(b->servers);
+    free(b->names);
+}
+
+/* Adds r (mu held; pointers borrowed from r). */
+static void loc_add(master *m, loc_buf *b, m_region *r)
+{
+    size_t i = b->n++;
+    Strata__Admin__RegionInfo *ri = &b->infos[i];
+    strata__admin__region_info__init(ri);
+    ri->table = r->mr.table;
+    ri->encoded_name = r->mr.encoded_name;
+    ri->has_start_key = ri->has_end_key = ri->has_region_id = 1;
+    ri->start_key.data = r->mr.start_key;
+    ri->start_key.len = r->mr.start_len;
+    ri->end_key.data = r->mr.end_key;
+    ri->end_key.len = r->mr.end_len;
+    ri->region_id = r->mr.region_id;
+    Strata__Master__RegionLocation *l = &b->locs[i];
+    strata__master__region_location__init(l);
+    l->region = ri;
+    l->has_state = 1;
+    l->state = (Strata__Master__RegionState)r->mr.state;
+    if (r->mr.server[0] && server_name_parse(r->mr.server, &b->names[i]) == ST_OK) {
+        Strata__Master__ServerName *sn = &b->servers[i];
+        strata__master__server_name__init(sn);
+        sn->host = b->names[i].host;
+        sn->port = b->names[i].port;
+        sn->start_code = b->names[i].start_code;
+        /* Clients are told a server only for an open region on a live server. */
+        if (r->mr.state == META_OPEN && master_server_find(m, r->mr.server))
+            l->server = sn;
+    }
+    b->ptrs[i] = l;
+}
+
+static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
+{
+    size_t l = al < bl ? al : bl;
+    int c = l ? memcmp(a, b, l) : 0;
+    return c ? c : (al < bl ? -1 : al > bl);
+}
+
+static int locate_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    Strata__Master__LocateRegionRequest *req = (Strata__Master__LocateRegionRequest *)msg;
+    char q[256];
+    int rc = master_qualify(req->table, q, sizeof(q));
+    if (rc != ST_OK)
+        return rc;
+    size_t prefetch = req->has_prefetch ? req->prefetch : 0;
+    if (prefetch > 100)
+        prefetch = 100;
+    loc_buf b;
+    pthread_mutex_lock(&m->mu);
+    m_table *t = master_find_table(m, q);
+    if (!t) {
+        pthread_mutex_unlock(&m->mu);
+        return st_error(ST_NOT_FOUND, "table %s does not exist", q);
+    }
+    if (t->state == META_TABLE_DISABLED || t->state == META_TABLE_DISABLING) {
+        pthread_mutex_unlock(&m->mu);
+        return st_error(ST_NOT_SERVING, "table %s is disabled", q);
+    }
+    /* The last region whose start key <= row. */
+    size_t lo = 0, hi = t->n;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (key_cmp(t->regions[mid]->mr.start_key, t->regions[mid]->mr.start_len, req->row.data,
+                    req->row.len) <= 0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    rc = t->n ? loc_alloc(&b, prefetch + 1) : st_error(ST_NOT_SERVING, "table %s has no regions", q);
+    for (size_t i = lo; rc == ST_OK && i < t->n && i <= lo + prefetch; i++)
+        loc_add(m, &b, t->regions[i]);
+    if (rc == ST_OK) {
+        Strata__Master__LocateRegionResponse resp = STRATA__MASTER__LOCATE_REGION_RESPONSE__INIT;
+        resp.location = b.ptrs;
+        resp.n_location = b.n;
+        rc = pack(reply, &resp.base);
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (t->n)
+        loc_free(&b);
+    return rc;
+}
+
+static int table_regions_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    Strata__Master__GetTableRegionsRequest *req = (Strata__Master__GetTableRegionsRequest *)msg;
+    char q[256];
+    int rc = master_qualify(req->table, q, sizeof(q));
+    if (rc != ST_OK)
+        return rc;
+    loc_buf b;
+    pthread_mutex_lock(&m->mu);
+    m_table *t = master_find_table(m, q);
+    rc = t ? loc_alloc(&b, t->n) : st_error(ST_NOT_FOUND, "table %s does not exist", q);
+    for (size_t i = 0; rc == ST_OK && i < t->n; i++)
+        loc_add(m, &b, t->regions[i]);
+    if (rc == ST_OK) {
+        Strata__Master__GetTableRegionsResponse resp =
+            STRATA__MASTER__GET_TABLE_REGIONS_RESPONSE__INIT;
+        resp.location = b.ptrs;
+        resp.n_location = b.n;
+        rc = pack(reply, &resp.base);
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (t)
+        loc_free(&b);
+    return rc;
+}
+
+/* ---- reports ---- */
+
+static int report_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    int rc = master_handle_report(m, (Strata__Master__RegionServerReportRequest *)msg);
+    return rc == ST_OK ? empty(reply, &strata__master__region_server_report_response__descriptor)
+                       : rc;
+}
+
+static int closed_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    int rc = master_handle_region_closed(m, (Strata__Master__ReportRegionClosedRequest *)msg);
+    return rc == ST_OK ? empty(reply, &strata__master__report_region_closed_response__descriptor)
+                       : rc;
+}
+
+/* ---- namespaces ---- */
+
+static int create_ns_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    int rc = master_create_namespace(m, ((Strata__Master__CreateNamespaceRequest *)msg)->name);
+    return rc == ST_OK ? empty(reply, &strata__master__create_namespace_response__descriptor) : rc;
+}
+
+static int delete_ns_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    int rc = master_delete_namespace(m, ((Strata__Master__DeleteNamespaceRequest *)msg)->name);
+    return rc == ST_OK ? empty(reply, &strata__master__delete_namespace_response__descriptor) : rc;
+}
+
+static int list_ns_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    char **names = NULL;
+    size_t n = 0;
+    int rc = meta_list_namespaces(m->meta, &names, &n);
+    if (rc != ST_OK)
+        return rc;
+    Strata__Master__ListNamespacesResponse resp = STRATA__MASTER__LIST_NAMESPACES_RESPONSE__INIT;
+    resp.name = names;
+    resp.n_name = n;
+    rc = pack(reply, &resp.base);
+    meta_names_free(names, n);
+    return rc;
+}
+
+/* ---- tables ---- */
+
+static int create_table_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    int rc = master_create_table(m, (Strata__Master__CreateTableRequest *)msg);
+    return rc == ST_OK ? empty(reply, &strata__master__create_table_response__descriptor) : rc;
+}
+
+/* Fills d for t (mu held); *schema must be freed by the caller. */
+static int describe(const m_table *t, Strata__Master__TableDescription *d,
+                    Strata__Admin__TableSchema **schema)
+{
+    strata__master__table_description__init(d);
+    *schema = master_table_schema(t);
+    if (!*schema)
+        return ST_CORRUPTION;
+    d->schema = *schema;
+    d->state = (Strata__Master__TableState)t->state;
+    d->has_regions = 1;
+    d->regions = (uint32_t)t->n;
+    return ST_OK;
+}
+
+static int describe_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    Strata__Master__DescribeTableRequest *req = (Strata__Master__DescribeTableRequest *)msg;
+    char q[256];
+    int rc = master_qualify(req->table, q, sizeof(q));
+    if (rc != ST_OK)
+        return rc;
+    Strata__Admin__TableSchema *schema = NULL;
+    Strata__Master__TableDescription d;
+    pthread_mutex_lock(&m->mu);
+    m_table *t = master_find_table(m, q);
+    rc = t ? describe(t, &d, &schema) : st_error(ST_NOT_FOUND, "table %s does not exist", q);
+    pthread_mutex_unlock(&m->mu);
+    if (rc == ST_OK) {
+        Strata__Master__DescribeTableResponse resp = STRATA__MASTER__DESCRIBE_TABLE_RESPONSE__INIT;
+        resp.table = &d;
+        rc = pack(reply, &resp.base);
+    }
+    if (schema)
+        strata__admin__table_schema__free_unpacked(schema, NULL);
+    return rc;
+}
+
+static int list_tables_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    Strata__Master__ListTablesRequest *req = (Strata__Master__ListTablesRequest *)msg;
+    const char *ns = req->namespace_;
+    pthread_mutex_lock(&m->mu);
+    size_t n = 0, k = m->ntables ? m->ntables : 1;
+    Strata__Master__TableDescription *ds = calloc(k, sizeof(*ds));
+    Strata__Master__TableDescription **ptrs = calloc(k, sizeof(*ptrs));
+    Strata__Admin__TableSchema **schemas = calloc(k, sizeof(*schemas));
+    int rc = ds && ptrs && schemas ? ST_OK : st_error(ST_NOMEM, "out of memory");
+    for (size_t i = 0; rc == ST_OK && i < m->ntables; i++) {
+        const char *name = m->tables[i]->name;
+        size_t l = ns ? strlen(ns) : 0;
+        if (ns && !(strncmp(name, ns, l) == 0 && name[l] == ':'))
+            continue;
+        rc = describe(m->tables[i], &ds[n], &schemas[n]);
+        if (rc == ST_OK) {
+            ptrs[n] = &ds[n];
+            n++;
+        }
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (rc == ST_OK) {
+        Strata__Master__ListTablesResponse resp = STRATA__MASTER__LIST_TABLES_RESPONSE__INIT;
+        resp.table = ptrs;
+        resp.n_table = n;
+        rc = pack(reply, &resp.base);
+    }
+    for (size_t i = 0; schemas && i < n; i++)
+        strata__admin__table_schema__free_unpacked(schemas[i], NULL);
+    free(ds);
+    free(ptrs);
+    free(schemas);
+    return rc;
+}
+
+static int modify_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    int rc = master_modify_table(m, ((Strata__Master__ModifyTableRequest *)msg)->schema);
+    return rc == ST_OK ? empty(reply, &strata__master__modify_table_response__descriptor) : rc;
+}
+
+static int enable_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    int rc = master_enable_table(m, ((Strata__Master__EnableTableRequest *)msg)->table);
+    return rc == ST_OK ? empty(reply, &strata__master__enable_table_response__descriptor) : rc;
+}
+
+static int disable_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    int rc = master_disable_table(m, ((Strata__Master__DisableTableRequest *)msg)->table);
+    return rc == ST_OK ? empty(reply, &strata__master__disable_table_response__descriptor) : rc;
+}
+
+static int truncate_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    Strata__Master__TruncateTableRequest *req = (Strata__Master__TruncateTableRequest *)msg;
+    int rc = master_truncate_table(m, req->table, req->has_preserve_splits && req->preserve_splits);
+    return rc == ST_OK ? empty(reply, &strata__master__truncate_table_response__descriptor) : rc;
+}
+
+static int delete_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    int rc = master_delete_table(m, ((Strata__Master__DeleteTableRequest *)msg)->table);
+    return rc == ST_OK ? empty(reply, &strata__master__delete_table_response__descriptor) : rc;
+}
+
+/* ---- region admin ---- */
+
+static int answer_server(rpc_reply *reply, const char *server, bool move)
+{
+    server_name sn;
+    memset(&sn, 0, sizeof(sn));
+    Strata__Master__ServerName p = STRATA__MASTER__SERVER_NAME__INIT;
+    if (server_name_parse(server, &sn) == ST_OK) {
+        p.host = sn.host;
+        p.port = sn.port;
+        p.start_code = sn.start_code;
+    }
+    if (move) {
+        Strata__Master__MoveRegionResponse resp = STRATA__MASTER__MOVE_REGION_RESPONSE__INIT;
+        resp.server = p.host ? &p : NULL;
+        return pack(reply, &resp.base);
+    }
+    Strata__Master__AssignRegionResponse resp = STRATA__MASTER__ASSIGN_REGION_RESPONSE__INIT;
+    resp.server = p.host ? &p : NULL;
+    return pack(reply, &resp.base);
+}
+
+static int table_enabled(master *m, m_table *t, const char *encoded)
+{
+    pthread_mutex_lock(&m->mu);
+    bool ok = t->state == META_TABLE_ENABLED;
+    pthread_mutex_unlock(&m->mu);
+    return ok ? ST_OK
+              : st_error(ST_INVALID_ARGUMENT, "region %s: table %s is not enabled", encoded,
+                         t->name);
+}
+
+static int move_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    Strata__Master__MoveRegionRequest *req = (Strata__Master__MoveRegionRequest *)msg;
+    m_region *r = NULL;
+    m_table *t = NULL;
+    char dest[SERVER_NAME_MAX] = "";
+    int rc = master_region_take(m, req->encoded_name, &r, &t);
+    if (rc != ST_OK)
+        return rc;
+    rc = table_enabled(m, t, req->encoded_name);
+    pthread_mutex_lock(&m->mu);
+    if (rc == ST_OK && req->dest && req->dest[0]) {
+        m_server *s = master_server_find(m, req->dest);
+        if (!s)
+            rc = st_error(ST_NOT_FOUND, "move %s: region server %s is not live", req->encoded_name,
+                          req->dest);
+        else
+            snprintf(dest, sizeof(dest), "%s", s->name);
+    } else if (rc == ST_OK) {
+        rc = master_server_pick(m, r->mr.server[0] ? r->mr.server : NULL, dest, sizeof(dest));
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (rc == ST_OK && strcmp(dest, r->mr.server) != 0) {
+        rc = master_unassign(m, r);
+        if (rc == ST_OK)
+            rc = master_assign(m, t, r, dest);
+    }
+    char where[SERVER_NAME_MAX];
+    snprintf(where, sizeof(where), "%s", r->mr.server);
+    master_region_give(m, r);
+    if (rc == ST_OK)
+        LOG_INFO("master %s: moved region %s to %s", m->name, req->encoded_name, where);
+    return rc == ST_OK ? answer_server(reply, where, true) : rc;
+}
+
+static int assign_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    Strata__Master__AssignRegionRequest *req = (Strata__Master__AssignRegionRequest *)msg;
+    m_region *r = NULL;
+    m_table *t = NULL;
+    int rc = master_region_take(m, req->encoded_name, &r, &t);
+    if (rc != ST_OK)
+        return rc;
+    rc = table_enabled(m, t, req->encoded_name);
+    if (rc == ST_OK)
+        rc = master_assign(m, t, r, NULL);
+    char where[SERVER_NAME_MAX];
+    snprintf(where, sizeof(where), "%s", r->mr.server);
+    master_region_give(m, r);
+    return rc == ST_OK ? answer_server(reply, where, false) : rc;
+}
+
+static int unassign_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    Strata__Master__UnassignRegionRequest *req = (Strata__Master__UnassignRegionRequest *)msg;
+    m_region *r = NULL;
+    int rc = master_region_take(m, req->encoded_name, &r, NULL);
+    if (rc != ST_OK)
+        return rc;
+    rc = master_unassign(m, r);
+    master_region_give(m, r);
+    /* As in HBase, the region is reassigned (the chore reopens it). */
+    master_chore_wake(m);
+    return rc == ST_OK ? empty(reply, &strata__master__unassign_region_response__descriptor) : rc;
+}
+
+/* Runs a flush or compaction on a region or on every region of a table. */
+static int region_admin(master *m, const char *table, const char *encoded, const char *method,
+                        bool major)
+{
+    if ((!table || !table[0]) == (!encoded || !encoded[0]))
+        return st_error(ST_INVALID_ARGUMENT, "%s: name exactly one of a table and a region", method);
+    if (encoded && encoded[0]) {
+        m_region *r = NULL;
+        int rc = master_region_take(m, encoded, &r, NULL);
+        if (rc == ST_OK)
+            rc = master_region_admin(m, r, method, major);
+        master_region_give(m, r);
+        return rc;
+    }
+    char q[256];
+    int rc = master_qualify(table, q, sizeof(q));
+    if (rc != ST_OK)
+        return rc;
+    pthread_mutex_lock(&m->mu);
+    m_table *t = master_find_table(m, q);
+    size_t n = t ? t->n : 0;
+    char(*names)[64] = calloc(n ? n : 1, sizeof(*names));
+    for (size_t i = 0; names && i < n; i++)
+        memcpy(names[i], t->regions[i]->mr.encoded_name, 64);
+    pthread_mutex_unlock(&m->mu);
+    if (!t) {
+        free(names);
+        return st_error(ST_NOT_FOUND, "table %s does not exist", q);
+    }
+    if (!names)
+        return st_error(ST_NOMEM, "out of memory");
+    for (size_t i = 0; rc == ST_OK && i < n; i++)
+        rc = region_admin(m, NULL, names[i], method, major);
+    free(names);
+    return rc;
+}
+
+static int flush_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    Strata__Master__FlushRequest *req = (Strata__Master__FlushRequest *)msg;
+    int rc = region_admin(m, req->table, req->encoded_name, "AdminService.FlushRegion", false);
+    return rc == ST_OK ? empty(reply, &strata__master__flush_response__descriptor) : rc;
+}
+
+static int compact_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    Strata__Master__CompactRequest *req = (Strata__Master__CompactRequest *)msg;
+    int rc = region_admin(m, req->table, req->encoded_name, "AdminService.CompactRegion",
+                          req->has_major && req->major);
+    return rc == ST_OK ? empty(reply, &strata__master__compact_response__descriptor) : rc;
+}
+
+/* ---- cluster status ---- */
+
+typedef struct status_buf {
+    Strata__Master__ServerInfo active;
+    Strata__Master__ServerName active_name;
+    Strata__Master__ServerInfo *backups;
+    Strata__Master__ServerInfo **backup_ptrs;
+    Strata__Master__ServerName *backup_names;
+    server_name *bsn;
+    size_t nbackups;
+    Strata__Master__ServerStatus *live;
+    Strata__Master__ServerStatus **live_ptrs;
+    Strata__Master__ServerName *live_names;
+    Strata__Master__ServerName *dead_names;
+    Strata__Master__ServerName **dead_ptrs;
+    server_name *dsn;
+    Strata__Master__RegionInTransition *rit;
+    Strata__Master__RegionInTransition **rit_ptrs;
+    Strata__Admin__RegionInfo *rit_infos;
+    Strata__Master__ServerName *rit_names;
+    server_name *rsn;
+} status_buf;
+
+static void status_buf_free(status_buf *b)
+{
+    free(b->backups);
+    free(b->backup_ptrs);
+    free(b->backup_names);
+    free(b->bsn);
+    free(b->live);
+    free(b->live_ptrs);
+    free(b->live_names);
+    free(b->dead_names);
+    free(b->dead_ptrs);
+    free(b->dsn);
+    free(b->rit);
+    free(b->rit_ptrs);
+    free(b->rit_infos);
+    free(b->rit_names);
+    free(b->rsn);
+}
+
+static void name_proto(const server_name *sn, Strata__Master__ServerName *p)
+{
+    strata__master__server_name__init(p);
+    p->host = (char *)sn->host;
+    p->port = sn->port;
+    p->start_code = sn->start_code;
+}
+
+/* Backup masters from ZooKeeper (before mu). */
+static void read_backups(master *m, status_buf *b)
+{
+    char *dir = zk_path(m->parent, "backup-masters");
+    char **names = NULL;
+    size_t n = 0;
+    if (!dir || zk_children(m->z, dir, &names, &n) != ST_OK) {
+        free(dir);
+        return;
+    }
+    size_t k = n ? n : 1;
+    b->backups = calloc(k, sizeof(*b->backups));
+    b->backup_ptrs = calloc(k, sizeof(*b->backup_ptrs));
+    b->backup_names = calloc(k, sizeof(*b->backup_names));
+    b->bsn = calloc(k, sizeof(*b->bsn));
+    for (size_t i = 0; b->backups && b->backup_ptrs && b->backup_names && b->bsn && i < n; i++) {
+        if (server_name_parse(names[i], &b->bsn[b->nbackups]) != ST_OK)
+            continue;
+        size_t j = b->nbackups++;
+        name_proto(&b->bsn[j], &b->backup_names[j]);
+        strata__master__server_info__init(&b->backups[j]);
+        b->backups[j].name = &b->backup_names[j];
+        b->backup_ptrs[j] = &b->backups[j];
+    }
+    zk_names_free(names, n);
+    free(dir);
+}
+
+static int status_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    status_buf b;
+    memset(&b, 0, sizeof(b));
+    read_backups(m, &b);
+    Strata__Master__GetClusterStatusResponse resp = STRATA__MASTER__GET_CLUSTER_STATUS_RESPONSE__INIT;
+    resp.cluster_id = m->cluster_id;
+    resp.version = MASTER_VERSION;
+    strata__master__server_info__init(&b.active);
+    name_proto(&m->sn, &b.active_name);
+    b.active.name = &b.active_name;
+    b.active.has_http_port = 1;
+    b.active.http_port = (uint32_t)m->http_port;
+    resp.active_master = &b.active;
+    resp.backup_master = b.backup_ptrs;
+    resp.n_backup_master = b.nbackups;
+    int rc = ST_OK;
+    pthread_mutex_lock(&m->mu);
+    size_t ns = m->nservers ? m->nservers : 1, nd = m->ndead ? m->ndead : 1, nr = 0;
+    for (size_t i = 0; i < m->ntables; i++)
+        nr += m->tables[i]->n;
+    b.live = calloc(ns, sizeof(*b.live));
+    b.live_ptrs = calloc(ns, sizeof(*b.live_ptrs));
+    b.live_names = calloc(ns, sizeof(*b.live_names));
+    b.dead_names = calloc(nd, sizeof(*b.dead_names));
+    b.dead_ptrs = calloc(nd, sizeof(*b.dead_ptrs));
+    b.dsn = calloc(nd, sizeof(*b.dsn));
+    b.rit = calloc(nr ? nr : 1, sizeof(*b.rit));
+    b.rit_ptrs = calloc(nr ? nr : 1, sizeof(*b.rit_ptrs));
+    b.rit_infos = calloc(nr ? nr : 1, sizeof(*b.rit_infos));
+    b.rit_names = calloc(nr ? nr : 1, sizeof(*b.rit_names));
+    b.rsn = calloc(nr ? nr : 1, sizeof(*b.rsn));
+    if (!b.live || !b.live_ptrs || !b.live_names || !b.dead_names || !b.dead_ptrs || !b.dsn ||
+        !b.rit || !b.rit_ptrs || !b.rit_infos || !b.rit_names || !b.rsn)
+        rc = st_error(ST_NOMEM, "out of memory");
+    for (size_t i = 0; rc == ST_OK && i < m->nservers; i++) {
+        m_server *s = m->servers[i];
+        Strata__Master__ServerStatus *st = &b.live[i];
+        strata__master__server_status__init(st);
+        name_proto(&s->sn, &b.live_names[i]);
+        st->name = &b.live_names[i];
+        st->has_http_port = 1;
+        st->http_port = s->http_port;
+        st->has_region_count = 1;
+        st->region_count = (uint32_t)master_server_region_count(m, s->name);
+        st->has_requests_per_second = 1;
+        st->requests_per_second = s->rps;
+        if (s->report) {
+            const Strata__Master__RegionServerReportRequest *r = s->report;
+            st->region = r->region;
+            st->n_region = r->n_region;
+            st->has_total_requests = st->has_memstore_size = st->has_store_files = 1;
+            st->has_store_file_size = st->has_read_requests = st->has_write_requests = 1;
+            st->total_requests = r->total_requests;
+            st->memstore_size = r->memstore_size;
+            st->store_files = r->store_files;
+            st->store_file_size = r->store_file_size;
+            st->read_requests = r->read_requests;
+            st->write_requests = r->write_requests;
+            st->has_last_report_ms = 1;
+            st->last_report_ms = (uint64_t)s->report_ms;
+        }
+        b.live_ptrs[i] = st;
+    }
+    resp.live_server = b.live_ptrs;
+    resp.n_live_server = rc == ST_OK ? m->nservers : 0;
+    size_t ndead = 0;
+    for (size_t i = 0; rc == ST_OK && i < m->ndead; i++) {
+        if (master_server_find(m, m->dead[i]) || server_name_parse(m->dead[i], &b.dsn[ndead]) != ST_OK)
+            continue;
+        name_proto(&b.dsn[ndead], &b.dead_names[ndead]);
+        b.dead_ptrs[ndead] = &b.dead_names[ndead];
+        ndead++;
+    }
+    resp.dead_server = b.dead_ptrs;
+    resp.n_dead_server = ndead;
+    size_t nrit = 0;
+    for (size_t i = 0; rc == ST_OK && i < m->ntables; i++) {
+        m_table *t = m->tables[i];
+        bool enabled = t->state == META_TABLE_ENABLED || t->state == META_TABLE_ENABLING;
+        for (size_t j = 0; j < t->n; j++) {
+            m_region *r = t->regions[j];
+            bool settled = enabled ? (r->mr.state == META_OPEN && r->mr.server[0] &&
+                                      master_server_find(m, r->mr.server))
+                                   : (!r->mr.server[0] && (r->mr.state == META_CLOSED ||
+                                                           r->mr.state == META_OFFLINE));
+            if (settled)
+                continue;
+            Strata__Master__RegionInTransition *x = &b.rit[nrit];
+            strata__master__region_in_transition__init(x);
+            Strata__Admin__RegionInfo *ri = &b.rit_infos[nrit];
+            strata__admin__region_info__init(ri);
+            ri->table = r->mr.table;
+            ri->encoded_name = r->mr.encoded_name;
+            ri->has_start_key = ri->has_end_key = ri->has_region_id = 1;
+            ri->start_key.data = r->mr.start_key;
+            ri->start_key.len = r->mr.start_len;
+            ri->end_key.data = r->mr.end_key;
+            ri->end_key.len = r->mr.end_len;
+            ri->region_id = r->mr.region_id;
+            x->region = ri;
+            x->state = (Strata__Master__RegionState)r->mr.state;
+            x->has_since_ms = 1;
+            x->since_ms = (uint64_t)r->since_ms;
+            if (r->mr.server[0] && server_name_parse(r->mr.server, &b.rsn[nrit]) == ST_OK) {
+                name_proto(&b.rsn[nrit], &b.rit_names[nrit]);
+                x->server = &b.rit_names[nrit];
+            }
+            b.rit_ptrs[nrit++] = x;
+        }
+    }
+    resp.in_transition = b.rit_ptrs;
+    resp.n_in_transition = nrit;
+    resp.has_tables = resp.has_regions = 1;
+    resp.tables = (uint32_t)m->ntables;
+    resp.regions = (uint32_t)nr;
+    if (rc == ST_OK)
+        rc = pack(reply, &resp.base);
+    pthread_mutex_unlock(&m->mu);
+    status_buf_free(&b);
+    return rc;
+}
+
+/* ---- registration ---- */
+
+#define HANDLER(fname, desc, body)                                                              \
+    static int fname(void *ctx, const rpc_request *rq, rpc_reply *reply)                        \
+    {                                                                                           \
+        return run(ctx, rq, reply, &desc, body);                                                \
+    }
+
+HANDLER(h_report, strata__master__region_server_report_request__descriptor, report_body)
+HANDLER(h_closed, strata__master__report_region_closed_request__descriptor, closed_body)
+HANDLER(h_locate, strata__master__locate_region_request__descriptor, locate_body)
+HANDLER(h_regions, strata__master__get_table_regions_request__descriptor, table_regions_body)
+HANDLER(h_create_ns, strata__master__create_namespace_request__descriptor, create_ns_body)
+HANDLER(h_delete_ns, strata__master__delete_namespace_request__descriptor, delete_ns_body)
+HANDLER(h_list_ns, strata__master__list_namespaces_request__descriptor, list_ns_body)
+HANDLER(h_create, strata__master__create_table_request__descriptor, create_table_body)
+HANDLER(h_describe, strata__master__describe_table_request__descriptor, describe_body)
+HANDLER(h_list, strata__master__list_tables_request__descriptor, list_tables_body)
+HANDLER(h_modify, strata__master__modify_table_request__descriptor, modify_body)
+HANDLER(h_enable, strata__master__enable_table_request__descriptor, enable_body)
+HANDLER(h_disable, strata__master__disable_table_request__descriptor, disable_body)
+HANDLER(h_truncate, strata__master__truncate_table_request__descriptor, truncate_body)
+HANDLER(h_delete, strata__master__delete_table_request__descriptor, delete_body)
+HANDLER(h_move, strata__master__move_region_request__descriptor, move_body)
+HANDLER(h_assign, strata__master__assign_region_request__descriptor, assign_body)
+HANDLER(h_unassign, strata__master__unassign_region_request__descriptor, unassign_body)
+HANDLER(h_flush, strata__master__flush_request__descriptor, flush_body)
+HANDLER(h_compact, strata__master__compact_request__descriptor, compact_body)
+HANDLER(h_status, strata__master__get_cluster_status_request__descriptor, status_body)
+
+int master_service_register(master *m)
+{
+    static const struct {
+        const char *name;
+        rpc_handler_fn fn;
+    } methods[] = {
+        {"MasterService.RegionServerReport", h_report},
+        {"MasterService.ReportRegionClosed", h_closed},
+        {"MasterService.LocateRegion", h_locate},
+        {"MasterService.GetTableRegions", h_regions},
+        {"MasterService.CreateNamespace", h_create_ns},
+        {"MasterService.DeleteNamespace", h_delete_ns},
+        {"MasterService.ListNamespaces", h_list_ns},
+        {"MasterService.CreateTable", h_create},
+        {"MasterService.DescribeTable", h_describe},
+        {"MasterService.ListTables", h_list},
+        {"MasterService.ModifyTable", h_modify},
+        {"MasterService.EnableTable", h_enable},
+        {"MasterService.DisableTable", h_disable},
+        {"MasterService.TruncateTable", h_truncate},
+        {"MasterService.DeleteTable", h_delete},
+        {"MasterService.MoveRegion", h_move},
+        {"MasterService.AssignRegion", h_assign},
+        {"MasterService.UnassignRegion", h_unassign},
+        {"MasterService.Flush", h_flush},
+        {"MasterService.Compact", h_compact},
+        {"MasterService.GetClusterStatus", h_status},
+    };
+    for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
+        int rc = rpc_server_register(m->rpc, methods[i].name, methods[i].fn, m);
+        if (rc != ST_OK)
+            return rc;
+    }
+    return ST_OK;
+}

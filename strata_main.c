@@ -24,6 +24,8 @@ static void usage(FILE *out)
                  "  cluster start [--regionservers N] [--masters M] [--dir D] [--KEY=VALUE ...]\n"
                  "  cluster status|stop [--dir D]   cluster kill|restart [--dir D] NAME\n"
                  "                 a local cluster: ZooKeeper, masters, region servers (docs/cluster.md)\n"
+                 "  shell [-n] [-e CMD]... [--dir D | --zk.quorum Q] [--config F] [SCRIPT]\n"
+                 "                 the HBase-style shell: DDL, put/get/scan, admin (docs/shell.md)\n"
                  "  version        print the version\n"
                  "  help           this text\n");
 }
@@ -42,6 +44,8 @@ int main(int argc, char **argv)
         return cluster_main(argc - 1, argv + 1);
     if (strcmp(cmd, "master") == 0)
         return master_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "shell") == 0)
+        return shell_main(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("strata %s\n", STRATA_VERSION);
         return 0;

@@ -5,7 +5,7 @@
  * Handlers are registered by exact path ("/metrics") before the server starts; the query
  * string is not part of the match. The server answers by itself:
  *   - 405 Method Not Allowed (with "Allow: GET, HEAD") to any method but GET and HEAD on
- *     a known path; methods evhttp does not know are 400;
+ *     a known path; methods evhttp does not know are 501;
  *   - 404 Not Found for a path no handler has;
  *   - 400 when the request line and headers pass max_header_bytes, 413 when a body
  *     passes max_body_bytes (evhttp stops reading and closes; no handler runs);

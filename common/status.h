@@ -31,6 +31,7 @@ typedef enum st_code {
     ST_REGION_TOO_BUSY = -42,
     ST_SERVER_BUSY = -43,
     ST_CLOSED = -44,
+    ST_TABLE_DISABLED = -45, /* the table is disabled: not retried (TableNotEnabledException) */
     /* time */
     ST_TIMEOUT = -50,
     /* permission */

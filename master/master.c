@@ -129,6 +129,7 @@ int master_new(const config *cfg, master **out)
         free(m);
         return rc;
     }
+    pthread_mutex_init(&m->sync_mu, NULL);
     pthread_mutex_init(&m->mu, NULL);
     pthread_cond_init(&m->cv, NULL);
     pthread_cond_init(&m->chore_cv, NULL);
@@ -684,6 +685,7 @@ void master_free(master *m)
     for (size_t i = 0; i < m->ncrash; i++)
         free(m->crash[i]);
     free(m->crash);
+    pthread_mutex_destroy(&m->sync_mu);
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->cv);
     pthread_cond_destroy(&m->chore_cv);

@@ -56,7 +56,10 @@ static bool needs_repair(master *m, const m_table *t, const m_region *r, int64_t
         return false;
     if (r->mr.state == META_FAILED_OPEN && now < r->retry_at_ms)
         return false;
-    return m->nservers > 0;
+    for (size_t i = 0; i < m->nservers; i++)
+        if (m->servers[i]->reported && !m->servers[i]->stopping)
+            return true; /* a server can take it */
+    return false;
 }
 
 static void repair_regions(master *m)
@@ -87,7 +90,13 @@ void *master_chore_main(void *arg)
 {
     master *m = arg;
     bool first = true;
+    int64_t next_wal_scan = clock_now_ms() + 5000;
     while (!atomic_load(&m->stopping)) {
+        if (clock_now_ms() >= next_wal_scan) {
+            /* WAL directories of servers that died without a znode this master saw go. */
+            master_servers_find_dead(m);
+            next_wal_scan = clock_now_ms() + 5000;
+        }
         pthread_mutex_lock(&m->mu);
         bool sync = m->rs_changed || first;
         pthread_mutex_unlock(&m->mu);

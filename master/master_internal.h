@@ -66,6 +66,7 @@ typedef struct m_server {
     char addr[300];             /* "host:port" */
     uint32_t http_port;
     bool stopping; /* it reported a graceful stop: no new regions */
+    bool reported; /* it has sent this master a heartbeat: it really runs */
     Strata__Master__RegionServerReportRequest *report; /* last heartbeat (owned) */
     int64_t report_ms;
     uint64_t prev_total;
@@ -107,6 +108,7 @@ struct master {
     int64_t active_since_ms;
     char cluster_id[40];
 
+    pthread_mutex_t sync_mu; /* one master_servers_sync at a time (taken before mu) */
     pthread_mutex_t mu;
     pthread_cond_t cv;       /* a region or table was given back; the queue changed */
     pthread_cond_t chore_cv; /* wakes the chore or the election */
@@ -160,8 +162,10 @@ int master_qualify(const char *name, char *out, size_t cap);
 void master_servers_sync(master *m);
 /* The live server named (mu held), or NULL. addr_or_name: "host,port,sc" or "host:port". */
 m_server *master_server_find(master *m, const char *addr_or_name);
-/* Picks the live, not stopping server with the fewest regions, avoiding `avoid` (may be
- * NULL) when another exists. Copies its name to out. ST_NOT_SERVING if none. mu held. */
+/* Picks the live, not stopping server with the fewest regions that has sent this master a
+ * heartbeat (a znode alone may be left by a process that died moments ago), avoiding
+ * `avoid` (may be NULL) when another exists. Copies its name to out. ST_NOT_SERVING if
+ * none. mu held. */
 int master_server_pick(master *m, const char *avoid, char *out, size_t cap);
 /* Declares a server dead (mu held): removes it from the live set, queues recovery. */
 void master_server_dead(master *m, const char *name);
@@ -170,7 +174,10 @@ bool master_crash_pending(master *m, const char *name);
 /* Recovers one dead server: fences and splits its WALs, drops its ownership znodes,
  * closes its regions in meta and reassigns those of enabled tables. */
 int master_crash_recover(master *m, const char *name);
-/* Queues recovery of every WAL directory under <root>/WALs with no live server. */
+/* Queues recovery of every WAL directory under <root>/WALs with no live server (except
+ * those of servers started within two session timeouts: they may not have registered
+ * yet), of half-done splits, and of servers meta names that are not live. The chore runs
+ * it every 5 s. */
 void master_servers_find_dead(master *m);
 int master_handle_report(master *m, const Strata__Master__RegionServerReportRequest *req);
 int master_handle_region_closed(master *m, const Strata__Master__ReportRegionClosedRequest *req);

@@ -63,7 +63,7 @@ int master_server_pick(master *m, const char *avoid, char *out, size_t cap)
     size_t best_n = SIZE_MAX;
     for (size_t i = 0; i < m->nservers; i++) {
         m_server *s = m->servers[i];
-        if (s->stopping)
+        if (s->stopping || !s->reported)
             continue;
         if (avoid && strcmp(s->name, avoid) == 0) {
             fallback = s;
@@ -171,19 +171,66 @@ static int add_server(master *m, const char *name, const uint8_t *data, size_t l
         m->servers = v;
         m->scap = cap;
     }
-    /* A newer start code on the same host and port: the older process is gone. */
-    for (size_t i = 0; i < m->nservers; i++)
-        if (server_name_same_addr(&m->servers[i]->sn, &s->sn) &&
-            m->servers[i]->sn.start_code < s->sn.start_code) {
-            master_server_dead(m, m->servers[i]->name);
-            break;
+    /* Two start codes on one host and port: the older process is gone. */
+    for (size_t i = 0; i < m->nservers; i++) {
+        if (!server_name_same_addr(&m->servers[i]->sn, &s->sn))
+            continue;
+        if (m->servers[i]->sn.start_code > s->sn.start_code) {
+            master_server_dead(m, s->name);
+            free(s);
+            return ST_OK;
         }
+        master_server_dead(m, m->servers[i]->name);
+        break;
+    }
     m->servers[m->nservers++] = s;
     LOG_INFO("master %s: region server %s registered", m->name, s->name);
     return ST_OK;
 }
 
+/* Asks a newly seen server for its load: one that answers really runs and may take
+ * regions at once (a znode alone may outlive its process by a session timeout). */
+static void probe(master *m, const char *name)
+{
+    char addr[300];
+    pthread_mutex_lock(&m->mu);
+    m_server *s = master_server_find(m, name);
+    if (s)
+        snprintf(addr, sizeof(addr), "%s", s->addr);
+    pthread_mutex_unlock(&m->mu);
+    if (!s)
+        return;
+    Strata__Admin__GetServerLoadRequest req = STRATA__ADMIN__GET_SERVER_LOAD_REQUEST__INIT;
+    uint8_t body[8];
+    size_t len = strata__admin__get_server_load_request__pack(&req, body);
+    buf_t out = {0};
+    int rc = rpc_client_call(m->rpcc, addr, "AdminService.GetServerLoad", body, len, 1000, &out);
+    buf_free(&out);
+    if (rc != ST_OK) {
+        LOG_INFO("master %s: region server %s registered but does not answer yet (%s)", m->name,
+                 name, st_errmsg());
+        return;
+    }
+    pthread_mutex_lock(&m->mu);
+    if ((s = master_server_find(m, name)) && !s->reported) {
+        s->reported = true;
+        pthread_cond_broadcast(&m->chore_cv);
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+static void servers_sync(master *m);
+
 void master_servers_sync(master *m)
+{
+    /* Serialized: a sync that read the children before another added a server must not
+     * apply its older list after it (it would declare the new server dead). */
+    pthread_mutex_lock(&m->sync_mu);
+    servers_sync(m);
+    pthread_mutex_unlock(&m->sync_mu);
+}
+
+static void servers_sync(master *m)
 {
     char *rspath = zk_path(m->parent, "rs");
     char **names = NULL;
@@ -223,12 +270,20 @@ void master_servers_sync(master *m)
         }
         master_server_dead(m, m->servers[i]->name); /* removes servers[i] */
     }
+    bool *added = calloc(n ? n : 1, sizeof(*added));
     for (size_t i = 0; data && lens && known && i < n; i++)
-        if (!known[i] && data[i] && !master_server_find(m, names[i]))
+        if (!known[i] && data[i] && !master_server_find(m, names[i])) {
             if (add_server(m, names[i], data[i], lens[i]) != ST_OK)
                 LOG_WARN("master %s: region server %s: %s", m->name, names[i], st_errmsg());
+            else if (added)
+                added[i] = true;
+        }
     pthread_cond_broadcast(&m->chore_cv);
     pthread_mutex_unlock(&m->mu);
+    for (size_t i = 0; added && i < n; i++)
+        if (added[i])
+            probe(m, names[i]);
+    free(added);
     for (size_t i = 0; data && i < n; i++)
         free(data[i]);
     free(data);
@@ -255,7 +310,11 @@ void master_servers_find_dead(master *m)
             server_name sn;
             if (server_name_parse(names[i], &sn) != ST_OK)
                 continue;
-            if (!master_server_find(m, names[i]))
+            /* A server that started moments ago may have made its WAL directory but not
+             * registered yet: it is judged on a later pass. */
+            if ((int64_t)sn.start_code + 2 * (int64_t)m->session_timeout_ms > clock_now_ms())
+                continue;
+            if (!master_server_find(m, names[i]) && !master_crash_pending(m, names[i]))
                 master_server_dead(m, names[i]);
         }
         pthread_mutex_unlock(&m->mu);
@@ -429,7 +488,16 @@ static void report_totals(m_server *s, int64_t now)
     s->prev_ms = now;
 }
 
+static int handle_report(master *m, const Strata__Master__RegionServerReportRequest *req,
+                         bool may_sync);
+
 int master_handle_report(master *m, const Strata__Master__RegionServerReportRequest *req)
+{
+    return handle_report(m, req, true);
+}
+
+static int handle_report(master *m, const Strata__Master__RegionServerReportRequest *req,
+                         bool may_sync)
 {
     server_name sn = {.port = (uint16_t)req->server->port, .start_code = req->server->start_code};
     snprintf(sn.host, sizeof(sn.host), "%s", req->server->host);
@@ -459,15 +527,26 @@ int master_handle_report(master *m, const Strata__Master__RegionServerReportRequ
         copy = NULL;
         s->report_ms = clock_now_ms();
         report_totals(s, s->report_ms);
+        if (!s->reported) {
+            s->reported = true;
+            pthread_cond_broadcast(&m->chore_cv); /* it can take regions now */
+        }
     } else if (dead) {
         rc = st_error(ST_CLOSED, "region server %s is dead to master %s: abort", name, m->name);
-    } else {
+    } else if (!may_sync) {
         m->rs_changed = true; /* not seen yet: the watch will add it */
         pthread_cond_broadcast(&m->chore_cv);
     }
+    bool unknown = !s && !dead;
     pthread_mutex_unlock(&m->mu);
     if (copy)
         strata__master__region_server_report_request__free_unpacked(copy, NULL);
+    if (unknown && may_sync) {
+        /* A server reporting before this master read its znode: read them now so the
+         * report counts (the server can take regions from now on). */
+        master_servers_sync(m);
+        return handle_report(m, req, false);
+    }
     return rc;
 }
 

@@ -116,7 +116,8 @@ static void loc_add(master *m, loc_buf *b, m_region *r)
         sn->port = b->names[i].port;
         sn->start_code = b->names[i].start_code;
         /* Clients are told a server only for an open region on a live server. */
-        if (r->mr.state == META_OPEN && master_server_find(m, r->mr.server))
+        m_server *ms = r->mr.state == META_OPEN ? master_server_find(m, r->mr.server) : NULL;
+        if (ms && ms->reported)
             l->server = sn;
     }
     b->ptrs[i] = l;
@@ -148,7 +149,7 @@ static int locate_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
     }
     if (t->state == META_TABLE_DISABLED || t->state == META_TABLE_DISABLING) {
         pthread_mutex_unlock(&m->mu);
-        return st_error(ST_NOT_SERVING, "table %s is disabled", q);
+        return st_error(ST_TABLE_DISABLED, "table %s is disabled", q);
     }
     /* The last region whose start key <= row. */
     size_t lo = 0, hi = t->n;
@@ -622,12 +623,15 @@ static int status_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
     if (!b.live || !b.live_ptrs || !b.live_names || !b.dead_names || !b.dead_ptrs || !b.dsn ||
         !b.rit || !b.rit_ptrs || !b.rit_infos || !b.rit_names || !b.rsn)
         rc = st_error(ST_NOMEM, "out of memory");
+    size_t nlive = 0;
     for (size_t i = 0; rc == ST_OK && i < m->nservers; i++) {
         m_server *s = m->servers[i];
-        Strata__Master__ServerStatus *st = &b.live[i];
+        if (!s->reported)
+            continue; /* registered but not heard from: not counted live yet */
+        Strata__Master__ServerStatus *st = &b.live[nlive];
         strata__master__server_status__init(st);
-        name_proto(&s->sn, &b.live_names[i]);
-        st->name = &b.live_names[i];
+        name_proto(&s->sn, &b.live_names[nlive]);
+        st->name = &b.live_names[nlive];
         st->has_http_port = 1;
         st->http_port = s->http_port;
         st->has_region_count = 1;
@@ -649,10 +653,10 @@ static int status_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
             st->has_last_report_ms = 1;
             st->last_report_ms = (uint64_t)s->report_ms;
         }
-        b.live_ptrs[i] = st;
+        b.live_ptrs[nlive++] = st;
     }
     resp.live_server = b.live_ptrs;
-    resp.n_live_server = rc == ST_OK ? m->nservers : 0;
+    resp.n_live_server = rc == ST_OK ? nlive : 0;
     size_t ndead = 0;
     for (size_t i = 0; rc == ST_OK && i < m->ndead; i++) {
         if (master_server_find(m, m->dead[i]) || server_name_parse(m->dead[i], &b.dsn[ndead]) != ST_OK)
@@ -669,8 +673,8 @@ static int status_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
         bool enabled = t->state == META_TABLE_ENABLED || t->state == META_TABLE_ENABLING;
         for (size_t j = 0; j < t->n; j++) {
             m_region *r = t->regions[j];
-            bool settled = enabled ? (r->mr.state == META_OPEN && r->mr.server[0] &&
-                                      master_server_find(m, r->mr.server))
+            m_server *on = r->mr.server[0] ? master_server_find(m, r->mr.server) : NULL;
+            bool settled = enabled ? (r->mr.state == META_OPEN && on && on->reported)
                                    : (!r->mr.server[0] && (r->mr.state == META_CLOSED ||
                                                            r->mr.state == META_OFFLINE));
             if (settled)

@@ -336,7 +336,8 @@ static int apply_filter(scanner *s, const cell_t *c, int a)
     default:
         break;
     }
-    if (a == A_INCLUDE && ++s->count_after > s->after_filter)
+    /* Both INCLUDE and INCLUDE_NEXT_COL keep a version: count it. */
+    if ((a == A_INCLUDE || a == A_INCLUDE_NEXT_COL) && ++s->count_after > s->after_filter)
         return A_NEXT_COL;
     return a;
 }

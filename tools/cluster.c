@@ -240,6 +240,9 @@ static void not_ready(const cluster_state *s, const cluster_view *v, char *why, 
                  cluster_state_count(s, CLUSTER_RS), s->parent);
     else if (!v->has_status)
         snprintf(why, cap, "the master did not answer GetClusterStatus: %s", v->status_error);
+    else if (v->live < cluster_state_count(s, CLUSTER_RS))
+        snprintf(why, cap, "the master has heard from %u of %zu region servers", v->live,
+                 cluster_state_count(s, CLUSTER_RS));
     else if (v->rit > 0)
         snprintf(why, cap, "%u regions in transition", v->rit);
 }

@@ -131,11 +131,12 @@ int cluster_wait_zk(const cluster_state *s, const cluster_proc *zkp, int timeout
 
 int cluster_exited(const cluster_state *s, const cluster_proc *p)
 {
-    char log[CLUSTER_PATH_MAX], tail[1500];
+    char log[CLUSTER_PATH_MAX], tail[4000];
     cluster_log_path(s, p->name, log, sizeof(log));
     cluster_log_tail(log, tail, sizeof(tail));
-    return st_error(ST_IO, "%s (pid %ld) exited; the end of %s:\n%s", p->name, (long)p->pid, log,
-                    tail);
+    /* The tail goes to stderr whole: a status message holds 1 KiB at most. */
+    fprintf(stderr, "%s (pid %ld) exited; the end of %s:\n%s\n", p->name, (long)p->pid, log, tail);
+    return st_error(ST_IO, "%s (pid %ld) exited (its log: %s)", p->name, (long)p->pid, log);
 }
 
 /* ---- command lines ---- */

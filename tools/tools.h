@@ -25,4 +25,8 @@ int master_main(int argc, char **argv);
  * (tools/cluster.c; docs/cluster.md). */
 int cluster_main(int argc, char **argv);
 
+/* strata shell [-n] [-e CMD]... [--dir D | --zk.quorum Q] [--config F] [SCRIPT]: the
+ * HBase-shell work-alike (tools/shell_main.c, shell/; docs/shell.md). */
+int shell_main(int argc, char **argv);
+
 #endif

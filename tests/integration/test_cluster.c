@@ -683,6 +683,13 @@ static int create_with_splits(strata_admin *a, const char *name, const char *con
     return rc;
 }
 
+static void write_one(strata_client_t *cl, const char *table, char **err)
+{
+    strata_table_t *t = strata_table_open(cl, table);
+    put_row(t, 0, err);
+    strata_table_close(t);
+}
+
 /* A raw CreateTable bypassing the admin library's own checks (the master must refuse). */
 static int raw_create(strata_admin *a, const char *name, const char *family, const char *const *keys,
                       size_t n)
@@ -829,6 +836,14 @@ static void test_ddl(void **state)
     /* disable: no region open, reads fail with a clear error; enable brings them back */
     assert_int_equal(strata_admin_disable_table(a, "app:users"), ST_OK);
     expect_fail(strata_admin_disable_table(a, "app:users"), ST_INVALID_ARGUMENT, "disable twice");
+    /* a write to a disabled table fails at once, saying so (it is not retried) */
+    int64_t t0 = clock_now_ms();
+    char *derr = NULL;
+    write_one(cl, "app:users", &derr);
+    assert_non_null(derr);
+    assert_non_null(strstr(derr, "disabled"));
+    assert_true(clock_now_ms() - t0 < 5000);
+    strata_free(derr);
     assert_int_equal(strata_admin_enable_table(a, "app:users"), ST_OK);
     wait_all_open(a, "app:users", 30000);
     verify_rows(cl, "app:users", 0, 100);

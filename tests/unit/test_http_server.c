@@ -3,8 +3,8 @@
  *
  *   - a handler's status, content type and body reach the client; the query string is
  *     given to the handler and not part of the match; HEAD keeps Content-Length, no body;
- *   - unknown paths are 404, other methods on a known path 405 with "Allow", and no
- *     handler runs for either;
+ *   - unknown paths are 404, other methods on a known path 405 with "Allow", unknown
+ *     methods 501, and no handler runs for any of them;
  *   - oversized request headers (400) and bodies (413) are refused without a handler;
  *   - many clients at once all get their own answer; the server keeps serving after
  *     clients that vanish mid-request;
@@ -122,6 +122,11 @@ static void unknown_path_404_and_other_methods_405(void **state)
         assert_string_equal(allow, "GET, HEAD");
         thc_response_free(&r);
     }
+    /* a method evhttp does not know */
+    thc_response u;
+    assert_int_equal(thc_request(port, "FROB", "/hello", NULL, NULL, 0, 5000, &u), 0);
+    assert_int_equal(u.status, 501);
+    thc_response_free(&u);
     /* an unknown path stays 404 whatever the method */
     thc_response r;
     assert_int_equal(thc_request(port, "POST", "/nope", NULL, "x", 1, 5000, &r), 0);

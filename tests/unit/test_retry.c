@@ -299,6 +299,7 @@ static void every_status_classified(void **state)
         {ST_REGION_TOO_BUSY, RETRY_KEEP},
         {ST_SERVER_BUSY, RETRY_KEEP},
         {ST_CLOSED, RETRY_INVALIDATE},
+        {ST_TABLE_DISABLED, RETRY_FATAL},
         {ST_TIMEOUT, RETRY_INVALIDATE},
         {ST_PERMISSION, RETRY_FATAL},
         {ST_NOMEM, RETRY_FATAL},

@@ -795,6 +795,23 @@ static void filter_versions_counted_after_filter(void **state)
                         "r1: f:a@1=old");
 }
 
+/* Regression: when the family's VERSIONS equals the versions a column holds, the last
+ * version looked at ends the column (INCLUDE_NEXT_COL) and was kept by the filter without
+ * being counted against max_versions, so a filtered read returned every version. */
+static void filter_counts_the_last_version_looked_at(void **state)
+{
+    (void)state;
+    family_schema f = fam("f", 2);
+    scan_spec s = versions(1);
+    s.filter = filter_prefix_new((const uint8_t *)"r1", 2);
+    assert_string_equal(scan(filter_in, N(filter_in), &f, 1, &s), "r1: f:a@2=x f:b@1=1");
+    filter_free(s.filter);
+    s = versions(2);
+    s.filter = filter_prefix_new((const uint8_t *)"r1", 2);
+    assert_string_equal(scan(filter_in, N(filter_in), &f, 1, &s), "r1: f:a@2=x f:a@1=old f:b@1=1");
+    filter_free(s.filter);
+}
+
 /* A filter answering NEXT_COL for the first cell of each column and INCLUDE after. */
 typedef struct first_next_col {
     filter base;
@@ -1010,6 +1027,7 @@ int main(void)
         cmocka_unit_test(filter_list_combines),
         cmocka_unit_test(filter_first_key_only_moves_to_next_row),
         cmocka_unit_test(filter_versions_counted_after_filter),
+        cmocka_unit_test(filter_counts_the_last_version_looked_at),
         cmocka_unit_test(filter_next_col_drops_rest_of_column),
         cmocka_unit_test(many_versions_are_skipped_by_seeking),
         cmocka_unit_test(unwanted_family_is_skipped_by_seeking),

@@ -1,0 +1,645 @@
+/*
+ * shell_cmd_ddl.c - table DDL: create, alter, describe (desc), enable, disable, drop,
+ * exists, is_enabled, is_disabled, list, truncate, truncate_preserve. Arguments and
+ * messages follow HBase's shell (admin.rb): enable/disable of a table already in that
+ * state does nothing, drop refuses an enabled table, truncate disables first.
+ *
+ * Thread-safety: a session belongs to one thread.
+ */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/status.h"
+#include "shell/shell_internal.h"
+
+/* ---- create ---- */
+
+typedef struct create_req {
+    Strata__Admin__TableSchema *schema;
+    buf_t *splits; /* split keys (toBytesBinary), n_splits of them */
+    size_t n_splits;
+    int64_t num_regions; /* 0: none */
+    char algo[64];
+} create_req;
+
+static void create_req_free(create_req *r)
+{
+    shell_schema_free(r->schema);
+    for (size_t i = 0; i < r->n_splits; i++)
+        buf_free(&r->splits[i]);
+    free(r->splits);
+}
+
+static int add_split(create_req *r, const char *s, size_t len)
+{
+    buf_t *v = realloc(r->splits, (r->n_splits + 1) * sizeof(*v));
+    if (!v)
+        return st_error(ST_NOMEM, "out of memory");
+    r->splits = v;
+    memset(&v[r->n_splits], 0, sizeof(*v));
+    int rc = shell_unescape_binary(s, len, &v[r->n_splits]);
+    r->n_splits++;
+    return rc == ST_OK ? ST_OK : st_error(ST_NOMEM, "out of memory");
+}
+
+static int splits_from_array(create_req *r, const shell_value *v)
+{
+    if (v->kind != SHELL_V_ARRAY)
+        return st_error(ST_INVALID_ARGUMENT, "SPLITS must be an Array of Strings");
+    for (size_t i = 0; i < v->n; i++) {
+        buf_t b = {0};
+        int rc = shell_to_s(&v->items[i], "a split key", &b);
+        if (rc == ST_OK)
+            rc = add_split(r, (char *)b.data, b.len);
+        buf_free(&b);
+        if (rc != ST_OK)
+            return rc;
+    }
+    return ST_OK;
+}
+
+static int splits_from_file(create_req *r, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return st_error(ST_NOT_FOUND, "Splits file %s doesn't exist", path);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int rc = ST_OK;
+    while (rc == ST_OK && (n = getline(&line, &cap, f)) >= 0) {
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        rc = add_split(r, line, (size_t)n);
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+static int presplit(create_req *r, const shell_value *opts)
+{
+    const shell_value *n = shell_hash_get(opts, "NUMREGIONS");
+    const shell_value *algo = shell_hash_get(opts, "SPLITALGO");
+    if (!n)
+        return st_error(ST_INVALID_ARGUMENT, "Number of regions must be specified");
+    if (!algo || algo->kind != SHELL_V_STR)
+        return st_error(ST_INVALID_ARGUMENT, "Split algorithm must be specified");
+    int rc = shell_int_value(n, "NUMREGIONS", &r->num_regions);
+    if (rc == ST_OK && r->num_regions <= 1)
+        rc = st_error(ST_INVALID_ARGUMENT, "Number of regions must be greater than 1");
+    snprintf(r->algo, sizeof(r->algo), "%s", algo->s);
+    return rc;
+}
+
+static const char *const CREATE_TABLE_KEYS[] = {"SPLITS",    "SPLITS_FILE", "NUMREGIONS",
+                                                "SPLITALGO", "METHOD",      NULL};
+
+/* A hash without NAME: split options and table attributes. */
+static int table_options(shell_session *s, create_req *r, const shell_value *h)
+{
+    const shell_value *v, *m = shell_hash_get(h, "METHOD");
+    int rc = ST_OK;
+    if (m && (m->kind != SHELL_V_STR || strcmp(m->s, "table_att") != 0))
+        return st_error(ST_INVALID_ARGUMENT, "table_att is currently the only supported method");
+    if ((v = shell_hash_get(h, "SPLITS_FILE"))) {
+        rc = v->kind == SHELL_V_STR ? splits_from_file(r, v->s)
+                                    : st_error(ST_INVALID_ARGUMENT, "SPLITS_FILE must be a String");
+    }
+    if (rc == ST_OK && (v = shell_hash_get(h, "SPLITS")))
+        rc = splits_from_array(r, v);
+    else if (rc == ST_OK && (shell_hash_get(h, "NUMREGIONS") || shell_hash_get(h, "SPLITALGO")))
+        rc = presplit(r, h);
+    for (size_t i = 0; rc == ST_OK && i < h->n; i++) {
+        const shell_value *k = shell_hash_key(h, i);
+        bool known = false;
+        for (size_t j = 0; k->kind == SHELL_V_STR && CREATE_TABLE_KEYS[j] && !known; j++)
+            known = strcmp(k->s, CREATE_TABLE_KEYS[j]) == 0;
+        if (!known && k->kind == SHELL_V_STR)
+            rc = shell_table_attr(r->schema, k->s, shell_hash_val(h, i), &known);
+        if (rc == ST_OK && !known)
+            fprintf(s->out, "An argument ignored (unknown or overridden): %s\n",
+                    k->kind == SHELL_V_STR ? k->s : shell_value_type(k));
+    }
+    return rc;
+}
+
+/* A family: a name or a hash with NAME. */
+static int family_spec(shell_session *s, create_req *r, const shell_value *v)
+{
+    const shell_value *name = v->kind == SHELL_V_STR ? v : shell_hash_get(v, "NAME");
+    if (!name || name->kind != SHELL_V_STR)
+        return st_error(ST_INVALID_ARGUMENT, "Column family NAME must be a String");
+    Strata__Admin__ColumnFamilySchema *f = shell_schema_find(r->schema, name->s);
+    if (f) {
+        fprintf(s->out, "Family '%s' already exists, the old one will be replaced\n", name->s);
+        shell_schema_remove(r->schema, name->s);
+    }
+    int rc = shell_schema_add(r->schema, name->s, &f);
+    if (rc == ST_OK && v->kind == SHELL_V_HASH)
+        rc = shell_family_apply(s, f, v);
+    return rc;
+}
+
+static int create_arg(shell_session *s, create_req *r, const shell_value *v, int depth)
+{
+    if (v->kind == SHELL_V_ARRAY && depth < 4) {
+        for (size_t i = 0; i < v->n; i++) {
+            int rc = create_arg(s, r, &v->items[i], depth + 1);
+            if (rc != ST_OK)
+                return rc;
+        }
+        return ST_OK;
+    }
+    if (v->kind == SHELL_V_STR || (v->kind == SHELL_V_HASH && shell_hash_get(v, "NAME")))
+        return family_spec(s, r, v);
+    if (v->kind == SHELL_V_HASH)
+        return table_options(s, r, v);
+    if (v->kind == SHELL_V_NIL)
+        return ST_OK;
+    return st_error(ST_INVALID_ARGUMENT, "%s is not of Hash or String type", shell_value_type(v));
+}
+
+static int create_call(shell_session *s, create_req *r, const char *table)
+{
+    strata_admin *a = NULL;
+    int rc = shell_admin(s, &a);
+    if (rc != ST_OK)
+        return rc;
+    if (r->num_regions > 0) {
+        rc = strata_admin_create_table_presplit(a, r->schema, (uint32_t)r->num_regions, r->algo);
+    } else {
+        ProtobufCBinaryData *k = calloc(r->n_splits ? r->n_splits : 1, sizeof(*k));
+        if (!k)
+            return st_error(ST_NOMEM, "out of memory");
+        for (size_t i = 0; i < r->n_splits; i++)
+            k[i] = (ProtobufCBinaryData){r->splits[i].len, r->splits[i].data};
+        rc = strata_admin_create_table(a, r->schema, k, r->n_splits);
+        free(k);
+    }
+    if (rc == ST_EXISTS)
+        return st_error(rc, "Table already exists: %s!", table);
+    if (rc == ST_NOT_FOUND && strchr(table, ':'))
+        return st_error(rc, "Unknown namespace %.*s!", (int)(strchr(table, ':') - table), table);
+    return rc;
+}
+
+static int cmd_create(shell_session *s, const shell_value *args)
+{
+    const shell_value *t = NULL;
+    create_req r = {0};
+    int rc = shell_nargs(args, 1, -1);
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 0, "Table name", &t);
+    if (rc == ST_OK)
+        rc = strata_admin_check_table_name(t->s);
+    if (rc == ST_OK)
+        rc = shell_schema_new(t->s, &r.schema);
+    for (size_t i = 1; rc == ST_OK && i < args->n; i++)
+        rc = create_arg(s, &r, &args->items[i], 0);
+    if (rc == ST_OK && r.schema->n_family == 0)
+        rc = st_error(ST_INVALID_ARGUMENT, "Table must have at least one column family");
+    if (rc == ST_OK)
+        rc = create_call(s, &r, t->s);
+    if (rc == ST_OK)
+        fprintf(s->out, "Created table %s\n", t->s);
+    create_req_free(&r);
+    return rc;
+}
+
+/* ---- describe, exists, state ---- */
+
+/* Describes args[0] (the only argument); ST_NOT_FOUND keeps shell_describe's message. */
+static int described(shell_session *s, const shell_value *args, const shell_value **t,
+                     Strata__Master__DescribeTableResponse **d)
+{
+    *d = NULL;
+    int rc = shell_nargs(args, 1, 1);
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 0, "Table name", t);
+    if (rc == ST_OK)
+        rc = shell_describe(s, (*t)->s, d);
+    return rc;
+}
+
+static const char *state_name(Strata__Master__TableState st)
+{
+    switch (st) {
+    case STRATA__MASTER__TABLE_STATE__ENABLED:
+        return "ENABLED";
+    case STRATA__MASTER__TABLE_STATE__DISABLED:
+        return "DISABLED";
+    case STRATA__MASTER__TABLE_STATE__ENABLING:
+        return "ENABLING";
+    case STRATA__MASTER__TABLE_STATE__DISABLING:
+        return "DISABLING";
+    default:
+        return "UNKNOWN";
+    }
+}
+
+static int cmd_describe(shell_session *s, const shell_value *args)
+{
+    const shell_value *t = NULL;
+    Strata__Master__DescribeTableResponse *d = NULL;
+    buf_t b = {0};
+    char title[600];
+    int rc = described(s, args, &t, &d);
+    if (rc == ST_NOT_FOUND)
+        rc = st_error(rc, "Table %s does not exist.", t->s);
+    if (rc != ST_OK)
+        goto out;
+    const Strata__Admin__TableSchema *sc = d->table->schema;
+    snprintf(title, sizeof(title), "Table %s is %s", t->s, state_name(d->table->state));
+    shell_header(s, title, NULL);
+    shell_table_attrs_describe(sc, &b);
+    snprintf(title, sizeof(title), "%s%s", t->s, b.len ? (char *)b.data : "");
+    shell_row1(s, title);
+    shell_header(s, "COLUMN FAMILIES DESCRIPTION", NULL);
+    for (size_t i = 0; i < sc->n_family; i++) {
+        shell_family_describe(sc->family[i], &b);
+        shell_row1(s, (char *)b.data);
+    }
+    shell_footer(s, -1);
+out:
+    buf_free(&b);
+    strata_admin_free_msg(d);
+    return rc;
+}
+
+static int cmd_exists(shell_session *s, const shell_value *args)
+{
+    const shell_value *t = NULL;
+    Strata__Master__DescribeTableResponse *d = NULL;
+    int rc = described(s, args, &t, &d);
+    strata_admin_free_msg(d);
+    if (rc == ST_OK || rc == ST_NOT_FOUND) {
+        fprintf(s->out, "Table %s %s\n", t->s, rc == ST_OK ? "does exist" : "does not exist");
+        rc = ST_OK;
+    }
+    return rc;
+}
+
+static int state_is(shell_session *s, const shell_value *args, Strata__Master__TableState want)
+{
+    const shell_value *t = NULL;
+    Strata__Master__DescribeTableResponse *d = NULL;
+    int rc = described(s, args, &t, &d);
+    if (rc == ST_NOT_FOUND)
+        rc = st_error(rc, "Unknown table %s!", t->s);
+    if (rc == ST_OK)
+        fprintf(s->out, "%s\n", d->table->state == want ? "true" : "false");
+    strata_admin_free_msg(d);
+    return rc;
+}
+
+static int cmd_is_enabled(shell_session *s, const shell_value *args)
+{
+    return state_is(s, args, STRATA__MASTER__TABLE_STATE__ENABLED);
+}
+
+static int cmd_is_disabled(shell_session *s, const shell_value *args)
+{
+    return state_is(s, args, STRATA__MASTER__TABLE_STATE__DISABLED);
+}
+
+/* ---- enable, disable, drop, truncate ---- */
+
+static bool is_enabledish(const Strata__Master__DescribeTableResponse *d)
+{
+    return d->table->state == STRATA__MASTER__TABLE_STATE__ENABLED ||
+           d->table->state == STRATA__MASTER__TABLE_STATE__ENABLING;
+}
+
+static int switch_state(shell_session *s, const shell_value *args, bool enable)
+{
+    const shell_value *t = NULL;
+    Strata__Master__DescribeTableResponse *d = NULL;
+    int rc = described(s, args, &t, &d);
+    if (rc == ST_NOT_FOUND)
+        rc = st_error(rc, "Table %s does not exist.", t->s);
+    bool done = rc == ST_OK && d->table->state == (enable ? STRATA__MASTER__TABLE_STATE__ENABLED
+                                                          : STRATA__MASTER__TABLE_STATE__DISABLED);
+    strata_admin_free_msg(d);
+    if (rc != ST_OK || done)
+        return rc;
+    return enable ? strata_admin_enable_table(s->admin, t->s)
+                  : strata_admin_disable_table(s->admin, t->s);
+}
+
+static int cmd_enable(shell_session *s, const shell_value *args)
+{
+    return switch_state(s, args, true);
+}
+
+static int cmd_disable(shell_session *s, const shell_value *args)
+{
+    return switch_state(s, args, false);
+}
+
+static int cmd_drop(shell_session *s, const shell_value *args)
+{
+    const shell_value *t = NULL;
+    Strata__Master__DescribeTableResponse *d = NULL;
+    int rc = described(s, args, &t, &d);
+    if (rc == ST_NOT_FOUND)
+        rc = st_error(rc, "Table %s does not exist.", t->s);
+    if (rc == ST_OK && is_enabledish(d))
+        rc = st_error(ST_INVALID_ARGUMENT, "Table %s is enabled. Disable it first.", t->s);
+    strata_admin_free_msg(d);
+    return rc == ST_OK ? strata_admin_delete_table(s->admin, t->s) : rc;
+}
+
+static int truncate_table(shell_session *s, const shell_value *args, bool preserve)
+{
+    const shell_value *t = NULL;
+    Strata__Master__DescribeTableResponse *d = NULL;
+    int rc = described(s, args, &t, &d);
+    if (rc == ST_NOT_FOUND)
+        rc = st_error(rc, "Unknown table %s!", t->s);
+    bool enabled = rc == ST_OK && is_enabledish(d);
+    strata_admin_free_msg(d);
+    if (rc != ST_OK)
+        return rc;
+    fprintf(s->out, "Truncating '%s' table (it may take a while):\n", t->s);
+    if (enabled) {
+        fprintf(s->out, "Disabling table...\n");
+        fflush(s->out);
+        rc = strata_admin_disable_table(s->admin, t->s);
+    }
+    if (rc == ST_OK) {
+        fprintf(s->out, "Truncating table...\n");
+        fflush(s->out);
+        rc = strata_admin_truncate_table(s->admin, t->s, preserve);
+    }
+    return rc;
+}
+
+static int cmd_truncate(shell_session *s, const shell_value *args)
+{
+    return truncate_table(s, args, false);
+}
+
+static int cmd_truncate_preserve(shell_session *s, const shell_value *args)
+{
+    return truncate_table(s, args, true);
+}
+
+/* ---- list ---- */
+
+/* Compiles pattern (Java-style full match) as an anchored POSIX extended regex. */
+int shell_regex(const char *pattern, regex_t *re)
+{
+    size_t n = strlen(pattern) + 8;
+    char *anchored = malloc(n);
+    if (!anchored)
+        return st_error(ST_NOMEM, "out of memory");
+    snprintf(anchored, n, "^(%s)$", pattern);
+    int e = regcomp(re, anchored, REG_EXTENDED | REG_NOSUB);
+    free(anchored);
+    if (e != 0) {
+        char why[200];
+        regerror(e, re, why, sizeof(why));
+        return st_error(ST_INVALID_ARGUMENT, "bad regular expression '%s': %s", pattern, why);
+    }
+    return ST_OK;
+}
+
+static int cmd_list(shell_session *s, const shell_value *args)
+{
+    const shell_value *pat = NULL;
+    strata_admin *a = NULL;
+    Strata__Master__ListTablesResponse *r = NULL;
+    regex_t re;
+    int rc = shell_nargs(args, 0, 1);
+    if (rc == ST_OK && args->n)
+        rc = shell_str_arg(args, 0, "Regular expression", &pat);
+    if (rc == ST_OK)
+        rc = shell_regex(pat ? pat->s : ".*", &re);
+    if (rc != ST_OK)
+        return rc;
+    rc = shell_admin(s, &a);
+    if (rc == ST_OK)
+        rc = strata_admin_list_tables(a, NULL, &r);
+    if (rc == ST_OK) {
+        shell_header(s, "TABLE", NULL);
+        for (size_t i = 0; i < r->n_table; i++) {
+            const char *name = shell_display_name(r->table[i]->schema->name);
+            if (regexec(&re, name, 0, NULL, 0) == 0)
+                shell_row1(s, name);
+        }
+        shell_footer(s, -1);
+    }
+    regfree(&re);
+    strata_admin_free_msg(r);
+    return rc;
+}
+
+/* ---- alter ---- */
+
+/* The deletion of a family, from {METHOD => 'delete', NAME => f} or {'delete' => f}. */
+static int alter_delete(Strata__Admin__TableSchema *sc, const shell_value *name, const char *table)
+{
+    if (!name || name->kind != SHELL_V_STR)
+        return st_error(ST_INVALID_ARGUMENT, "NAME parameter missing for delete method");
+    if (shell_schema_remove(sc, name->s) != ST_OK)
+        return st_error(ST_NOT_FOUND,
+                        "Family '%s' does not exist in table %s, so it cannot be deleted", name->s,
+                        table);
+    return ST_OK;
+}
+
+static int alter_family(shell_session *s, Strata__Admin__TableSchema *sc, const shell_value *spec)
+{
+    const shell_value *name = spec->kind == SHELL_V_STR ? spec : shell_hash_get(spec, "NAME");
+    if (!name || name->kind != SHELL_V_STR)
+        return st_error(ST_INVALID_ARGUMENT, "Column family NAME must be a String");
+    Strata__Admin__ColumnFamilySchema *f = shell_schema_find(sc, name->s);
+    int rc = f ? ST_OK : shell_schema_add(sc, name->s, &f);
+    if (rc == ST_OK && spec->kind == SHELL_V_HASH)
+        rc = shell_family_apply(s, f, spec);
+    return rc;
+}
+
+static int alter_table_attrs(shell_session *s, Strata__Admin__TableSchema *sc, const shell_value *h)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        const shell_value *k = shell_hash_key(h, i);
+        bool known = false;
+        if (k->kind == SHELL_V_STR && strcmp(k->s, "METHOD") == 0)
+            continue;
+        int rc = k->kind == SHELL_V_STR ? shell_table_attr(sc, k->s, shell_hash_val(h, i), &known)
+                                        : ST_OK;
+        if (rc != ST_OK)
+            return rc;
+        if (!known)
+            fprintf(s->out, "Unknown argument ignored: %s\n",
+                    k->kind == SHELL_V_STR ? k->s : shell_value_type(k));
+    }
+    return ST_OK;
+}
+
+static int alter_arg(shell_session *s, Strata__Admin__TableSchema *sc, const shell_value *v,
+                     const char *table)
+{
+    if (v->kind == SHELL_V_STR)
+        return alter_family(s, sc, v);
+    if (v->kind != SHELL_V_HASH)
+        return st_error(ST_INVALID_ARGUMENT, "%s is not of Hash or String type",
+                        shell_value_type(v));
+    const shell_value *del = shell_hash_get(v, "delete");
+    if (del)
+        return alter_delete(sc, del, table);
+    const shell_value *m = shell_hash_get(v, "METHOD");
+    const shell_value *name = shell_hash_get(v, "NAME");
+    if (!m && name)
+        return alter_family(s, sc, v);
+    if (m &&
+        (m->kind != SHELL_V_STR || (strcmp(m->s, "delete") != 0 && strcmp(m->s, "table_att") != 0)))
+        return st_error(ST_INVALID_ARGUMENT, "Unknown method: %s",
+                        m->kind == SHELL_V_STR ? m->s : shell_value_type(m));
+    if (m && strcmp(m->s, "delete") == 0)
+        return alter_delete(sc, name, table);
+    return alter_table_attrs(s, sc, v);
+}
+
+static int cmd_alter(shell_session *s, const shell_value *args)
+{
+    const shell_value *t = NULL;
+    Strata__Master__DescribeTableResponse *d = NULL;
+    int rc = shell_nargs(args, 1, -1);
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 0, "Table name", &t);
+    if (rc == ST_OK)
+        rc = shell_describe(s, t->s, &d);
+    if (rc == ST_NOT_FOUND)
+        rc = st_error(rc, "Can't find a table: %s", t->s);
+    if (rc == ST_OK && args->n < 2)
+        rc = st_error(ST_INVALID_ARGUMENT,
+                      "There should be at least one argument but the table name");
+    for (size_t i = 1; rc == ST_OK && i < args->n; i++)
+        rc = alter_arg(s, d->table->schema, &args->items[i], t->s);
+    if (rc == ST_OK && d->table->schema->n_family == 0)
+        rc = st_error(ST_INVALID_ARGUMENT, "table %s would have no column family left", t->s);
+    if (rc == ST_OK)
+        rc = strata_admin_modify_table(s->admin, d->table->schema);
+    uint32_t regions = rc == ST_OK && d->table->has_regions ? d->table->regions : 0;
+    strata_admin_free_msg(d);
+    if (rc == ST_OK) {
+        fprintf(s->out, "Updating all regions with the new schema...\n");
+        if (regions)
+            fprintf(s->out, "%u/%u regions updated.\n", regions, regions);
+        else
+            fprintf(s->out, "All regions updated.\n");
+        fprintf(s->out, "Done.\n");
+    }
+    return rc;
+}
+
+/* ---- table ---- */
+
+const shell_command shell_cmds_ddl[] = {
+    {"alter", "ddl", cmd_alter,
+     "Alter a table. Tables can be altered while enabled; each region is reopened with\n"
+     "the new schema, one at a time. Add or change a column family by giving a column\n"
+     "family dictionary; for example, to keep at most 5 cell versions in family 'f1':\n"
+     "\n"
+     "  strata> alter 't1', NAME => 'f1', VERSIONS => 5\n"
+     "\n"
+     "Several families can be changed at once:\n"
+     "\n"
+     "  strata> alter 't1', 'f1', {NAME => 'f2', TTL => 86400}, {NAME => 'f3', VERSIONS => 5}\n"
+     "\n"
+     "To delete the 'f1' column family in table 'ns1:t1', use one of:\n"
+     "\n"
+     "  strata> alter 'ns1:t1', NAME => 'f1', METHOD => 'delete'\n"
+     "  strata> alter 'ns1:t1', 'delete' => 'f1'\n"
+     "\n"
+     "Table-scope attributes MAX_FILESIZE, MEMSTORE_FLUSHSIZE and DURABILITY can be\n"
+     "changed too:\n"
+     "\n"
+     "  strata> alter 't1', MAX_FILESIZE => '134217728'\n"
+     "  strata> alter 't1', DURABILITY => 'ASYNC_WAL'\n"},
+    {"create", "ddl", cmd_create,
+     "Creates a table. Pass a table name, and a set of column family\n"
+     "specifications (at least one), and, optionally, table configuration.\n"
+     "Column specification can be a simple string (name), or a dictionary\n"
+     "necessarily including NAME attribute. Family attributes: VERSIONS,\n"
+     "MIN_VERSIONS, TTL (seconds or 'FOREVER'), BLOOMFILTER (NONE, ROW, ROWCOL),\n"
+     "COMPRESSION (NONE, ZSTD), BLOCKSIZE, KEEP_DELETED_CELLS.\n"
+     "Examples:\n"
+     "\n"
+     "Create a table with namespace=ns1 and table qualifier=t1\n"
+     "  strata> create 'ns1:t1', {NAME => 'f1', VERSIONS => 5}\n"
+     "\n"
+     "Create a table with namespace=default and table qualifier=t1\n"
+     "  strata> create 't1', {NAME => 'f1'}, {NAME => 'f2'}, {NAME => 'f3'}\n"
+     "  strata> # The above in shorthand would be the following:\n"
+     "  strata> create 't1', 'f1', 'f2', 'f3'\n"
+     "  strata> create 't1', {NAME => 'f1', VERSIONS => 1, TTL => 2592000, BLOOMFILTER => 'ROW'}\n"
+     "  strata> create 't1', {NAME => 'f1', COMPRESSION => 'ZSTD', BLOCKSIZE => 16384}\n"
+     "\n"
+     "Table configuration options can be put at the end.\n"
+     "Examples:\n"
+     "\n"
+     "  strata> create 'ns1:t1', 'f1', SPLITS => ['10', '20', '30', '40']\n"
+     "  strata> create 't1', 'f1', SPLITS => ['10', '20', '30', '40']\n"
+     "  strata> create 't1', 'f1', SPLITS_FILE => 'splits.txt'\n"
+     "  strata> create 't1', 'f1', MAX_FILESIZE => 1073741824, DURABILITY => 'ASYNC_WAL'\n"
+     "  strata> # Optionally pre-split the table into NUMREGIONS, using\n"
+     "  strata> # SPLITALGO (\"HexStringSplit\" or \"UniformSplit\")\n"
+     "  strata> create 't1', 'f1', {NUMREGIONS => 15, SPLITALGO => 'HexStringSplit'}\n"
+     "\n"
+     "Split keys are read as binary strings: '\\x00' in a split key is one byte.\n"},
+    {"describe", "ddl", cmd_describe,
+     "Describe the named table. For example:\n"
+     "  strata> describe 't1'\n"
+     "  strata> describe 'ns1:t1'\n"
+     "\n"
+     "Alternatively, you can use the abbreviated 'desc' for the same thing.\n"
+     "  strata> desc 't1'\n"
+     "  strata> desc 'ns1:t1'\n"},
+    {"desc", "ddl", cmd_describe, NULL},
+    {"disable", "ddl", cmd_disable,
+     "Start disable of named table:\n"
+     "  strata> disable 't1'\n"
+     "  strata> disable 'ns1:t1'\n"},
+    {"drop", "ddl", cmd_drop,
+     "Drop the named table. Table must first be disabled:\n"
+     "  strata> drop 't1'\n"
+     "  strata> drop 'ns1:t1'\n"},
+    {"enable", "ddl", cmd_enable,
+     "Start enable of named table:\n"
+     "  strata> enable 't1'\n"
+     "  strata> enable 'ns1:t1'\n"},
+    {"exists", "ddl", cmd_exists,
+     "Does the named table exist?\n"
+     "  strata> exists 't1'\n"
+     "  strata> exists 'ns1:t1'\n"},
+    {"is_disabled", "ddl", cmd_is_disabled,
+     "Is named table disabled? For example:\n"
+     "  strata> is_disabled 't1'\n"
+     "  strata> is_disabled 'ns1:t1'\n"},
+    {"is_enabled", "ddl", cmd_is_enabled,
+     "Is named table enabled? For example:\n"
+     "  strata> is_enabled 't1'\n"
+     "  strata> is_enabled 'ns1:t1'\n"},
+    {"list", "ddl", cmd_list,
+     "List all user tables. Optional regular expression parameter could\n"
+     "be used to filter the output. Examples:\n"
+     "\n"
+     "  strata> list\n"
+     "  strata> list 'abc.*'\n"
+     "  strata> list 'ns:abc.*'\n"
+     "  strata> list 'ns:.*'\n"},
+    {"truncate", "dml", cmd_truncate,
+     "Disables, drops and recreates the specified table (as one region).\n"
+     "  strata> truncate 't1'\n"},
+    {"truncate_preserve", "dml", cmd_truncate_preserve,
+     "Disables, drops and recreates the specified table while still maintaining\n"
+     "the previous region boundaries.\n"
+     "  strata> truncate_preserve 't1'\n"},
+    {NULL, NULL, NULL, NULL},
+};

@@ -1,0 +1,803 @@
+/*
+ * shell_cmd_dml.c - data commands: put, get, scan, count, delete, deleteall, incr,
+ * get_counter, append. Arguments as HBase's shell takes them (table.rb); cells print as
+ * "column=cf:q, timestamp=T, value=V" (scan) or "cf:q  timestamp=T, value=V" (get), every
+ * byte string through Bytes.toStringBinary. Counters are 8-byte big-endian.
+ *
+ * Thread-safety: a session belongs to one thread.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/status.h"
+#include "shell/shell_internal.h"
+
+/* The scalar args[i] as bytes (Ruby's to_s) into b. */
+static int bytes_arg(const shell_value *args, size_t i, const char *what, buf_t *b)
+{
+    if (i >= args->n)
+        return st_error(ST_INVALID_ARGUMENT, "%s is missing", what);
+    return shell_to_s(&args->items[i], what, b);
+}
+
+/* Table, row and (if col) column arguments 0, 1, 2. */
+typedef struct target {
+    const shell_value *table;
+    buf_t row;
+    buf_t col;
+    const char *fam, *qual;
+    size_t fam_len, qual_len;
+    bool has_qual;
+} target;
+
+static int target_args(const shell_value *args, bool col, target *t)
+{
+    int rc = shell_str_arg(args, 0, "Table name", &t->table);
+    if (rc == ST_OK)
+        rc = bytes_arg(args, 1, "Row", &t->row);
+    if (rc == ST_OK && col)
+        rc = bytes_arg(args, 2, "Column", &t->col);
+    if (rc == ST_OK && col)
+        shell_split_column((char *)t->col.data, t->col.len, &t->fam, &t->fam_len, &t->qual,
+                           &t->qual_len, &t->has_qual);
+    return rc;
+}
+
+static void target_free(target *t)
+{
+    buf_free(&t->row);
+    buf_free(&t->col);
+}
+
+/* An optional timestamp argument (nil or a hash: none). */
+static int ts_arg(const shell_value *args, size_t i, int64_t *ts)
+{
+    *ts = STRATA_LATEST_TIMESTAMP;
+    if (i >= args->n || args->items[i].kind == SHELL_V_NIL || args->items[i].kind == SHELL_V_HASH)
+        return ST_OK;
+    return shell_int_value(&args->items[i], "Timestamp", ts);
+}
+
+/* ---- cell text ---- */
+
+static void column_text(const strata_result_t *r, size_t i, buf_t *b)
+{
+    size_t fl, ql;
+    const char *f = strata_result_cell_family(r, i, &fl);
+    const char *q = strata_result_cell_qualifier(r, i, &ql);
+    buf_reset(b);
+    shell_escape_binary(b, f, fl);
+    buf_append_u8(b, ':');
+    shell_escape_binary(b, q, ql);
+}
+
+static void cell_text(const strata_result_t *r, size_t i, int64_t maxlength, buf_t *b)
+{
+    char ts[48];
+    size_t vl;
+    const char *v = strata_result_cell_value(r, i, &vl);
+    size_t start = b->len;
+    snprintf(ts, sizeof(ts),
+             "timestamp=%lld, value=", (long long)strata_result_cell_timestamp(r, i));
+    buf_append(b, ts, strlen(ts));
+    shell_escape_binary(b, v, vl);
+    if (maxlength >= 0 && b->len - start > (size_t)maxlength) {
+        b->len = start + (size_t)maxlength;
+        b->data[b->len] = '\0';
+    }
+}
+
+/* ---- put ---- */
+
+static int cmd_put(shell_session *s, const shell_value *args)
+{
+    target t = {0};
+    buf_t val = {0};
+    strata_table_t *tb = NULL;
+    strata_mutation_t *m = NULL;
+    int64_t ts;
+    char *err = NULL;
+    int rc = shell_nargs(args, 4, 6);
+    if (rc == ST_OK)
+        rc = target_args(args, true, &t);
+    if (rc == ST_OK)
+        rc = bytes_arg(args, 3, "Value", &val);
+    if (rc == ST_OK)
+        rc = ts_arg(args, 4, &ts);
+    if (rc == ST_OK)
+        rc = shell_table(s, t.table->s, &tb);
+    if (rc == ST_OK && !(m = strata_put_create((char *)t.row.data, t.row.len)))
+        rc = st_error(ST_NOMEM, "out of memory");
+    if (rc == ST_OK) {
+        strata_put_add(m, t.fam, t.fam_len, t.qual, t.qual_len, ts, (char *)val.data, val.len);
+        strata_table_put(tb, m, &err);
+        if (err)
+            rc = shell_data_error(s, t.table->s, err);
+    }
+    strata_mutation_destroy(m);
+    strata_table_close(tb);
+    buf_free(&val);
+    target_free(&t);
+    return rc;
+}
+
+/* ---- get ---- */
+
+/* Adds one "family[:qualifier]" column to g or sc. */
+static int add_column(strata_get_t *g, strata_scan_t *sc, const shell_value *c)
+{
+    buf_t b = {0};
+    const char *f, *q;
+    size_t fl, ql;
+    bool hq;
+    int rc = shell_to_s(c, "Column", &b);
+    if (rc != ST_OK)
+        return rc;
+    shell_split_column((char *)b.data, b.len, &f, &fl, &q, &ql, &hq);
+    if (g)
+        strata_get_add_column(g, f, fl, hq ? q : NULL, ql);
+    else
+        strata_scan_add_column(sc, f, fl, hq ? q : NULL, ql);
+    buf_free(&b);
+    return ST_OK;
+}
+
+/* A column, or an array of them. */
+static int add_columns(strata_get_t *g, strata_scan_t *sc, const shell_value *v)
+{
+    if (v->kind != SHELL_V_ARRAY)
+        return v->kind == SHELL_V_STR
+                   ? add_column(g, sc, v)
+                   : st_error(ST_INVALID_ARGUMENT,
+                              "COLUMNS must be specified as a String or an Array");
+    for (size_t i = 0; i < v->n; i++) {
+        int rc = add_column(g, sc, &v->items[i]);
+        if (rc != ST_OK)
+            return rc;
+    }
+    return ST_OK;
+}
+
+/* TIMERANGE => [from, to] or TIMESTAMP => ts, into from/to; *set if either was given. */
+static int time_range(const shell_value *h, int64_t *from, int64_t *to, bool *set)
+{
+    const shell_value *tr = shell_hash_get(h, "TIMERANGE"), *ts = shell_hash_get(h, "TIMESTAMP");
+    int rc = ST_OK;
+    *set = tr || ts;
+    if (tr && (tr->kind != SHELL_V_ARRAY || tr->n != 2))
+        return st_error(ST_INVALID_ARGUMENT, "TIMERANGE must be [min_stamp, max_stamp]");
+    if (tr) {
+        rc = shell_int_value(&tr->items[0], "TIMERANGE start", from);
+        if (rc == ST_OK)
+            rc = shell_int_value(&tr->items[1], "TIMERANGE end", to);
+    } else if (ts) {
+        rc = shell_int_value(ts, "TIMESTAMP", from);
+        *to = *from + 1;
+    }
+    if (rc == ST_OK && *set && *from > *to)
+        rc = st_error(ST_INVALID_ARGUMENT, "TIMERANGE start %lld is after its end %lld",
+                      (long long)*from, (long long)*to);
+    return rc;
+}
+
+/* VERSIONS and MAXLENGTH of h. */
+static int versions_maxlength(const shell_value *h, int64_t *versions, int64_t *maxlen)
+{
+    const shell_value *v = shell_hash_get(h, "VERSIONS"), *ml = shell_hash_get(h, "MAXLENGTH");
+    int rc = v ? shell_int_value(v, "VERSIONS", versions) : ST_OK;
+    if (rc == ST_OK && v && (*versions < 1 || *versions > INT32_MAX))
+        rc = st_error(ST_INVALID_ARGUMENT, "VERSIONS must be at least 1");
+    if (rc == ST_OK && ml)
+        rc = shell_int_value(ml, "MAXLENGTH", maxlen);
+    return rc;
+}
+
+static const char *const GET_KEYS[] = {"COLUMN",    "COLUMNS", "VERSIONS",  "TIMERANGE",
+                                       "TIMESTAMP", "FILTER",  "MAXLENGTH", NULL};
+
+static int get_options(strata_get_t *g, const shell_value *h, int64_t *maxlen)
+{
+    const shell_value *cols = shell_hash_get(h, "COLUMNS"), *f = shell_hash_get(h, "FILTER");
+    int64_t from = 0, to = 0, versions = 1;
+    bool range;
+    int rc = shell_check_keys(h, GET_KEYS, "get");
+    if (!cols)
+        cols = shell_hash_get(h, "COLUMN");
+    if (rc == ST_OK && cols)
+        rc = add_columns(g, NULL, cols);
+    if (rc == ST_OK)
+        rc = versions_maxlength(h, &versions, maxlen);
+    if (rc == ST_OK)
+        rc = time_range(h, &from, &to, &range);
+    if (rc == ST_OK && f && f->kind != SHELL_V_STR)
+        rc = st_error(ST_INVALID_ARGUMENT, "FILTER must be a filter-language String");
+    if (rc != ST_OK)
+        return rc;
+    strata_get_set_max_versions(g, (uint32_t)versions);
+    if (range)
+        strata_get_set_time_range(g, from, to);
+    if (f)
+        strata_get_set_filter(g, f->s);
+    return ST_OK;
+}
+
+static void print_get(shell_session *s, const strata_result_t *r, int64_t maxlen)
+{
+    buf_t col = {0}, cell = {0};
+    size_t n = strata_result_cell_count(r);
+    shell_header(s, "COLUMN", "CELL");
+    for (size_t i = 0; i < n; i++) {
+        column_text(r, i, &col);
+        buf_reset(&cell);
+        cell_text(r, i, maxlen, &cell);
+        shell_row2(s, (char *)col.data, (char *)cell.data);
+    }
+    shell_footer(s, n ? 1 : 0);
+    buf_free(&col);
+    buf_free(&cell);
+}
+
+static int cmd_get(shell_session *s, const shell_value *args)
+{
+    target t = {0};
+    strata_table_t *tb = NULL;
+    strata_get_t *g = NULL;
+    strata_result_t *r = NULL;
+    int64_t maxlen = -1;
+    char *err = NULL;
+    int rc = shell_nargs(args, 2, -1);
+    if (rc == ST_OK)
+        rc = target_args(args, false, &t);
+    if (rc == ST_OK && !(g = strata_get_create((char *)t.row.data, t.row.len)))
+        rc = st_error(ST_NOMEM, "out of memory");
+    if (rc == ST_OK && args->n > 2 && args->items[2].kind == SHELL_V_HASH)
+        rc = args->n == 3 ? get_options(g, &args->items[2], &maxlen)
+                          : st_error(ST_INVALID_ARGUMENT, "nothing may follow get's options");
+    else
+        for (size_t i = 2; rc == ST_OK && i < args->n; i++)
+            rc = add_columns(g, NULL, &args->items[i]);
+    if (rc == ST_OK)
+        rc = shell_table(s, t.table->s, &tb);
+    if (rc == ST_OK && !(r = strata_table_get(tb, g, &err)))
+        rc = shell_data_error(s, t.table->s, err);
+    if (rc == ST_OK)
+        print_get(s, r, maxlen);
+    strata_result_destroy(r);
+    strata_get_destroy(g);
+    strata_table_close(tb);
+    target_free(&t);
+    return rc;
+}
+
+/* ---- scan ---- */
+
+static const char *const SCAN_KEYS[] = {
+    "STARTROW", "STOPROW",  "ROWPREFIXFILTER", "COLUMNS",      "COLUMN",
+    "LIMIT",    "VERSIONS", "TIMERANGE",       "TIMESTAMP",    "REVERSED",
+    "FILTER",   "CACHE",    "MAXLENGTH",       "CACHE_BLOCKS", NULL};
+
+static int row_option(strata_scan_t *sc, const shell_value *h, const char *key, bool start)
+{
+    const shell_value *v = shell_hash_get(h, key);
+    buf_t b = {0};
+    if (!v)
+        return ST_OK;
+    int rc = shell_to_s(v, key, &b);
+    if (rc == ST_OK && start)
+        strata_scan_set_start(sc, (char *)b.data, b.len);
+    else if (rc == ST_OK)
+        strata_scan_set_stop(sc, (char *)b.data, b.len);
+    buf_free(&b);
+    return rc;
+}
+
+/* ROWPREFIXFILTER: start at the prefix, stop at the first key past every key with it. */
+static int prefix_option(strata_scan_t *sc, const shell_value *h)
+{
+    const shell_value *v = shell_hash_get(h, "ROWPREFIXFILTER");
+    buf_t b = {0};
+    if (!v)
+        return ST_OK;
+    int rc = shell_to_s(v, "ROWPREFIXFILTER", &b);
+    if (rc == ST_OK) {
+        strata_scan_set_start(sc, (char *)b.data, b.len);
+        size_t n = b.len;
+        while (n > 0 && b.data[n - 1] == 0xFF)
+            n--;
+        if (n > 0) {
+            b.data[n - 1]++;
+            strata_scan_set_stop(sc, (char *)b.data, n);
+        }
+    }
+    buf_free(&b);
+    return rc;
+}
+
+static int scan_numbers(strata_scan_t *sc, const shell_value *h, int64_t *limit, int64_t *maxlen)
+{
+    const shell_value *l = shell_hash_get(h, "LIMIT"), *c = shell_hash_get(h, "CACHE");
+    int64_t versions = 1, cache = 0;
+    int rc = l ? shell_int_value(l, "LIMIT", limit) : ST_OK;
+    if (rc == ST_OK && c)
+        rc = shell_int_value(c, "CACHE", &cache);
+    if (rc == ST_OK)
+        rc = versions_maxlength(h, &versions, maxlen);
+    if (rc != ST_OK)
+        return rc;
+    strata_scan_set_max_versions(sc, (uint32_t)versions);
+    if (cache > 0)
+        strata_scan_set_caching(sc, (uint32_t)(cache > 100000 ? 100000 : cache));
+    if (*limit > 0)
+        strata_scan_set_limit(sc, (uint64_t)*limit);
+    return ST_OK;
+}
+
+static int scan_options(strata_scan_t *sc, const shell_value *h, int64_t *limit, int64_t *maxlen)
+{
+    const shell_value *cols = shell_hash_get(h, "COLUMNS"), *f = shell_hash_get(h, "FILTER");
+    const shell_value *rev = shell_hash_get(h, "REVERSED");
+    int64_t from = 0, to = 0;
+    bool range, reversed = false;
+    int rc = h->kind == SHELL_V_HASH ? shell_check_keys(h, SCAN_KEYS, "scan")
+                                     : st_error(ST_INVALID_ARGUMENT, "Arguments should be a Hash");
+    if (!cols)
+        cols = shell_hash_get(h, "COLUMN");
+    if (rc == ST_OK)
+        rc = row_option(sc, h, "STARTROW", true);
+    if (rc == ST_OK)
+        rc = row_option(sc, h, "STOPROW", false);
+    if (rc == ST_OK)
+        rc = prefix_option(sc, h);
+    if (rc == ST_OK && cols)
+        rc = add_columns(NULL, sc, cols);
+    if (rc == ST_OK)
+        rc = scan_numbers(sc, h, limit, maxlen);
+    if (rc == ST_OK)
+        rc = time_range(h, &from, &to, &range);
+    if (rc == ST_OK && rev)
+        rc = shell_bool_value(rev, "REVERSED", &reversed);
+    if (rc == ST_OK && f && f->kind != SHELL_V_STR)
+        rc = st_error(ST_INVALID_ARGUMENT, "FILTER must be a filter-language String");
+    if (rc != ST_OK)
+        return rc;
+    if (range)
+        strata_scan_set_time_range(sc, from, to);
+    strata_scan_set_reversed(sc, reversed);
+    if (f)
+        strata_scan_set_filter(sc, f->s);
+    return ST_OK;
+}
+
+static void print_row(shell_session *s, const strata_result_t *r, int64_t maxlen, buf_t *key,
+                      buf_t *col, buf_t *cell)
+{
+    size_t rl;
+    const char *row = strata_result_row(r, &rl);
+    buf_reset(key);
+    shell_escape_binary(key, row, rl);
+    for (size_t i = 0; i < strata_result_cell_count(r); i++) {
+        column_text(r, i, col);
+        buf_reset(cell);
+        buf_append(cell, "column=", 7);
+        buf_append(cell, col->data, col->len);
+        buf_append(cell, ", ", 2);
+        cell_text(r, i, maxlen, cell);
+        shell_row2(s, (char *)key->data, (char *)cell->data);
+    }
+}
+
+/* Runs sc over table, printing every row unless quiet; *rows counts them. For count,
+ * interval > 0 prints progress every interval rows. */
+static int run_scan(shell_session *s, const char *table, const strata_scan_t *sc, bool quiet,
+                    int64_t interval, int64_t maxlen, long *rows)
+{
+    strata_table_t *tb = NULL;
+    strata_scanner_t *it = NULL;
+    buf_t key = {0}, col = {0}, cell = {0};
+    char *err = NULL;
+    int rc = shell_table(s, table, &tb);
+    if (rc == ST_OK && !quiet)
+        shell_header(s, "ROW", "COLUMN+CELL");
+    if (rc == ST_OK && !(it = strata_table_scan(tb, sc, &err)))
+        rc = shell_data_error(s, table, err);
+    while (rc == ST_OK) {
+        strata_result_t *r = strata_scanner_next(it, &err);
+        if (!r) {
+            rc = err ? shell_data_error(s, table, err) : ST_OK;
+            break;
+        }
+        (*rows)++;
+        if (!quiet)
+            print_row(s, r, maxlen, &key, &col, &cell);
+        if (quiet && interval > 0 && *rows % interval == 0) {
+            size_t rl;
+            const char *row = strata_result_row(r, &rl);
+            buf_reset(&key);
+            shell_escape_binary(&key, row, rl);
+            fprintf(s->out, "Current count: %ld, row: %s\n", *rows, (char *)key.data);
+        }
+        strata_result_destroy(r);
+        if (shell_interrupted)
+            rc = st_error(ST_CLOSED, "interrupted after %ld row(s)", *rows);
+    }
+    strata_scanner_close(it);
+    strata_table_close(tb);
+    buf_free(&key);
+    buf_free(&col);
+    buf_free(&cell);
+    return rc;
+}
+
+static int cmd_scan(shell_session *s, const shell_value *args)
+{
+    const shell_value *t = NULL;
+    strata_scan_t *sc = strata_scan_create();
+    int64_t limit = 0, maxlen = -1;
+    long rows = 0;
+    int rc = sc ? shell_nargs(args, 1, 2) : st_error(ST_NOMEM, "out of memory");
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 0, "Table name", &t);
+    if (rc == ST_OK && args->n == 2)
+        rc = scan_options(sc, &args->items[1], &limit, &maxlen);
+    if (rc == ST_OK)
+        rc = run_scan(s, t->s, sc, false, 0, maxlen, &rows);
+    if (rc == ST_OK)
+        shell_footer(s, rows);
+    strata_scan_destroy(sc);
+    return rc;
+}
+
+/* ---- count ---- */
+
+static const char *const COUNT_KEYS[] = {"INTERVAL", "CACHE", "FILTER", "COLUMNS", "COLUMN", NULL};
+
+static int count_options(strata_scan_t *sc, const shell_value *v, int64_t *interval)
+{
+    if (v->kind == SHELL_V_INT)
+        return shell_int_value(v, "INTERVAL", interval);
+    const shell_value *i = shell_hash_get(v, "INTERVAL"), *c = shell_hash_get(v, "CACHE");
+    const shell_value *f = shell_hash_get(v, "FILTER"), *cols = shell_hash_get(v, "COLUMNS");
+    int64_t cache = 0;
+    int rc = v->kind == SHELL_V_HASH ? shell_check_keys(v, COUNT_KEYS, "count")
+                                     : st_error(ST_INVALID_ARGUMENT, "Arguments should be a Hash");
+    if (rc == ST_OK && i)
+        rc = shell_int_value(i, "INTERVAL", interval);
+    if (rc == ST_OK && c && (rc = shell_int_value(c, "CACHE", &cache)) == ST_OK && cache > 0)
+        strata_scan_set_caching(sc, (uint32_t)(cache > 100000 ? 100000 : cache));
+    if (!cols)
+        cols = shell_hash_get(v, "COLUMN");
+    if (rc == ST_OK && cols)
+        rc = add_columns(NULL, sc, cols);
+    if (rc == ST_OK && f && f->kind != SHELL_V_STR)
+        rc = st_error(ST_INVALID_ARGUMENT, "FILTER must be a filter-language String");
+    if (rc == ST_OK && f)
+        strata_scan_set_filter(sc, f->s);
+    return rc;
+}
+
+static int cmd_count(shell_session *s, const shell_value *args)
+{
+    const shell_value *t = NULL;
+    strata_scan_t *sc = strata_scan_create();
+    int64_t interval = 1000;
+    long rows = 0;
+    int rc = sc ? shell_nargs(args, 1, 2) : st_error(ST_NOMEM, "out of memory");
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 0, "Table name", &t);
+    if (rc == ST_OK) {
+        strata_scan_set_caching(sc, 100);
+        strata_scan_set_filter(sc, "FirstKeyOnlyFilter()");
+    }
+    if (rc == ST_OK && args->n == 2)
+        rc = count_options(sc, &args->items[1], &interval);
+    if (rc == ST_OK)
+        rc = run_scan(s, t->s, sc, true, interval, -1, &rows);
+    if (rc == ST_OK)
+        shell_footer(s, rows);
+    strata_scan_destroy(sc);
+    return rc;
+}
+
+/* ---- delete, deleteall ---- */
+
+static int apply(shell_session *s, const char *table, const strata_mutation_t *m)
+{
+    strata_table_t *tb = NULL;
+    char *err = NULL;
+    int rc = shell_table(s, table, &tb);
+    if (rc == ST_OK) {
+        strata_table_delete(tb, m, &err);
+        if (err)
+            rc = shell_data_error(s, table, err);
+    }
+    strata_table_close(tb);
+    return rc;
+}
+
+static int cmd_delete(shell_session *s, const shell_value *args)
+{
+    target t = {0};
+    strata_mutation_t *m = NULL;
+    int64_t ts;
+    int rc = shell_nargs(args, 3, 5);
+    if (rc == ST_OK)
+        rc = target_args(args, true, &t);
+    if (rc == ST_OK)
+        rc = ts_arg(args, 3, &ts);
+    if (rc == ST_OK && !(m = strata_delete_create((char *)t.row.data, t.row.len)))
+        rc = st_error(ST_NOMEM, "out of memory");
+    if (rc == ST_OK) {
+        strata_delete_column(m, t.fam, t.fam_len, t.qual, t.qual_len, ts);
+        rc = apply(s, t.table->s, m);
+    }
+    strata_mutation_destroy(m);
+    target_free(&t);
+    return rc;
+}
+
+/* A row delete at ts: every family of the table up to ts. */
+static int delete_row_at(shell_session *s, const char *table, strata_mutation_t *m, int64_t ts)
+{
+    Strata__Master__DescribeTableResponse *d = NULL;
+    int rc = shell_describe(s, table, &d);
+    if (rc == ST_NOT_FOUND)
+        rc = st_error(rc, "Unknown table %s!", table);
+    for (size_t i = 0; rc == ST_OK && i < d->table->schema->n_family; i++) {
+        const char *f = d->table->schema->family[i]->name;
+        strata_delete_family(m, f, strlen(f), ts);
+    }
+    strata_admin_free_msg(d);
+    return rc;
+}
+
+static int cmd_deleteall(shell_session *s, const shell_value *args)
+{
+    target t = {0};
+    strata_mutation_t *m = NULL;
+    int64_t ts;
+    bool has_col =
+        args->n > 2 && args->items[2].kind != SHELL_V_NIL && args->items[2].kind != SHELL_V_HASH;
+    int rc = shell_nargs(args, 2, 5);
+    if (rc == ST_OK)
+        rc = target_args(args, has_col, &t);
+    if (rc == ST_OK)
+        rc = ts_arg(args, 3, &ts);
+    if (rc == ST_OK && !(m = strata_delete_create((char *)t.row.data, t.row.len)))
+        rc = st_error(ST_NOMEM, "out of memory");
+    has_col = has_col && t.col.len > 0;
+    if (rc == ST_OK && has_col && t.has_qual)
+        strata_delete_column(m, t.fam, t.fam_len, t.qual, t.qual_len, ts);
+    else if (rc == ST_OK && has_col)
+        strata_delete_family(m, t.fam, t.fam_len, ts);
+    else if (rc == ST_OK && ts != STRATA_LATEST_TIMESTAMP)
+        rc = delete_row_at(s, t.table->s, m, ts);
+    if (rc == ST_OK)
+        rc = apply(s, t.table->s, m);
+    strata_mutation_destroy(m);
+    target_free(&t);
+    return rc;
+}
+
+/* ---- counters and append ---- */
+
+static int need_qualifier(const target *t, const char *op)
+{
+    if (t->has_qual)
+        return ST_OK;
+    return st_error(ST_INVALID_ARGUMENT,
+                    "Failed to provide both column family and column qualifier for %s", op);
+}
+
+static int cmd_incr(shell_session *s, const shell_value *args)
+{
+    target t = {0};
+    strata_table_t *tb = NULL;
+    int64_t by = 1;
+    char *err = NULL;
+    int rc = shell_nargs(args, 3, 5);
+    if (rc == ST_OK)
+        rc = target_args(args, true, &t);
+    if (rc == ST_OK)
+        rc = need_qualifier(&t, "incr");
+    if (rc == ST_OK && args->n > 3 && args->items[3].kind != SHELL_V_HASH &&
+        args->items[3].kind != SHELL_V_NIL)
+        rc = shell_int_value(&args->items[3], "Increment", &by);
+    if (rc == ST_OK)
+        rc = shell_table(s, t.table->s, &tb);
+    if (rc == ST_OK) {
+        int64_t v = strata_table_increment(tb, (char *)t.row.data, t.row.len, t.fam, t.fam_len,
+                                           t.qual, t.qual_len, by, &err);
+        if (err)
+            rc = shell_data_error(s, t.table->s, err);
+        else
+            fprintf(s->out, "COUNTER VALUE = %lld\n", (long long)v);
+    }
+    strata_table_close(tb);
+    target_free(&t);
+    return rc;
+}
+
+static int cmd_get_counter(shell_session *s, const shell_value *args)
+{
+    target t = {0};
+    strata_table_t *tb = NULL;
+    strata_get_t *g = NULL;
+    strata_result_t *r = NULL;
+    char *err = NULL;
+    int rc = shell_nargs(args, 3, 3);
+    if (rc == ST_OK)
+        rc = target_args(args, true, &t);
+    if (rc == ST_OK)
+        rc = need_qualifier(&t, "get_counter");
+    if (rc == ST_OK && !(g = strata_get_create((char *)t.row.data, t.row.len)))
+        rc = st_error(ST_NOMEM, "out of memory");
+    if (rc == ST_OK) {
+        strata_get_add_column(g, t.fam, t.fam_len, t.qual, t.qual_len);
+        rc = shell_table(s, t.table->s, &tb);
+    }
+    if (rc == ST_OK && !(r = strata_table_get(tb, g, &err)))
+        rc = shell_data_error(s, t.table->s, err);
+    size_t vl = 0;
+    const unsigned char *v = rc == ST_OK && strata_result_cell_count(r)
+                                 ? (const void *)strata_result_cell_value(r, 0, &vl)
+                                 : NULL;
+    if (rc == ST_OK && !v)
+        fprintf(s->out, "No counter found at specified coordinates\n");
+    else if (rc == ST_OK && vl != 8)
+        rc = st_error(ST_INVALID_ARGUMENT, "the value at %s is %zu bytes, not an 8-byte counter",
+                      (char *)t.col.data, vl);
+    else if (rc == ST_OK) {
+        uint64_t u = 0;
+        for (int i = 0; i < 8; i++)
+            u = u << 8 | v[i];
+        fprintf(s->out, "COUNTER VALUE = %lld\n", (long long)(int64_t)u);
+    }
+    strata_result_destroy(r);
+    strata_get_destroy(g);
+    strata_table_close(tb);
+    target_free(&t);
+    return rc;
+}
+
+static int cmd_append(shell_session *s, const shell_value *args)
+{
+    target t = {0};
+    buf_t val = {0}, shown = {0};
+    strata_table_t *tb = NULL;
+    char *err = NULL;
+    int rc = shell_nargs(args, 4, 5);
+    if (rc == ST_OK)
+        rc = target_args(args, true, &t);
+    if (rc == ST_OK)
+        rc = need_qualifier(&t, "append");
+    if (rc == ST_OK)
+        rc = bytes_arg(args, 3, "Value", &val);
+    if (rc == ST_OK)
+        rc = shell_table(s, t.table->s, &tb);
+    if (rc == ST_OK) {
+        size_t nl = 0;
+        char *nv = strata_table_append(tb, (char *)t.row.data, t.row.len, t.fam, t.fam_len, t.qual,
+                                       t.qual_len, (char *)val.data, val.len, &nl, &err);
+        if (err) {
+            rc = shell_data_error(s, t.table->s, err);
+        } else {
+            shell_escape_binary(&shown, nv, nl);
+            fprintf(s->out, "CURRENT VALUE = %s\n", shown.data ? (char *)shown.data : "");
+        }
+        strata_free(nv);
+    }
+    strata_table_close(tb);
+    buf_free(&val);
+    buf_free(&shown);
+    target_free(&t);
+    return rc;
+}
+
+const shell_command shell_cmds_dml[] = {
+    {"append", "dml", cmd_append,
+     "Appends a cell 'value' at specified table/row/column coordinates.\n"
+     "\n"
+     "  strata> append 't1', 'r1', 'c1', 'value'\n"},
+    {"count", "dml", cmd_count,
+     "Count the number of rows in a table. This operation may take a LONG\n"
+     "time. Current count is shown every 1000 rows by default. Count interval\n"
+     "may be optionally specified. Scan caching is 100 rows by default; a FILTER\n"
+     "or COLUMNS restrict what is counted. Examples:\n"
+     "\n"
+     " strata> count 'ns1:t1'\n"
+     " strata> count 't1'\n"
+     " strata> count 't1', INTERVAL => 100000\n"
+     " strata> count 't1', CACHE => 1000\n"
+     " strata> count 't1', INTERVAL => 10, CACHE => 1000\n"
+     " strata> count 't1', FILTER => \"PrefixFilter('u1')\"\n"},
+    {"delete", "dml", cmd_delete,
+     "Put a delete cell value at specified table/row/column and optionally\n"
+     "timestamp coordinates. Deletes must match the deleted cell's\n"
+     "coordinates exactly. When scanning, a delete cell suppresses older\n"
+     "versions. To delete a cell from 't1' at row 'r1' under column 'c1'\n"
+     "marked with the time 'ts1', do:\n"
+     "\n"
+     "  strata> delete 'ns1:t1', 'r1', 'c1', ts1\n"
+     "  strata> delete 't1', 'r1', 'c1', ts1\n"},
+    {"deleteall", "dml", cmd_deleteall,
+     "Delete all cells in a given row; pass a table name, row, and optionally\n"
+     "a column and timestamp. Examples:\n"
+     "\n"
+     "  strata> deleteall 'ns1:t1', 'r1'\n"
+     "  strata> deleteall 't1', 'r1'\n"
+     "  strata> deleteall 't1', 'r1', 'c1'\n"
+     "  strata> deleteall 't1', 'r1', 'c1', ts1\n"},
+    {"get", "dml", cmd_get,
+     "Get row or cell contents; pass table name, row, and optionally\n"
+     "a dictionary of column(s), timestamp, timerange, versions and filter. Examples:\n"
+     "\n"
+     "  strata> get 'ns1:t1', 'r1'\n"
+     "  strata> get 't1', 'r1'\n"
+     "  strata> get 't1', 'r1', {TIMERANGE => [ts1, ts2]}\n"
+     "  strata> get 't1', 'r1', {COLUMN => 'c1'}\n"
+     "  strata> get 't1', 'r1', {COLUMN => ['c1', 'c2', 'c3']}\n"
+     "  strata> get 't1', 'r1', {COLUMN => 'c1', TIMESTAMP => ts1}\n"
+     "  strata> get 't1', 'r1', {COLUMN => 'c1', TIMERANGE => [ts1, ts2], VERSIONS => 4}\n"
+     "  strata> get 't1', 'r1', {COLUMN => 'c1', TIMESTAMP => ts1, VERSIONS => 4}\n"
+     "  strata> get 't1', 'r1', {FILTER => \"ValueFilter(=, 'binary:abc')\"}\n"
+     "  strata> get 't1', 'r1', 'c1'\n"
+     "  strata> get 't1', 'r1', 'c1', 'c2'\n"
+     "  strata> get 't1', 'r1', ['c1', 'c2']\n"
+     "\n"
+     "Values print through Bytes.toStringBinary: a byte outside printable ASCII\n"
+     "(and a backslash) shows as \\xNN. MAXLENGTH => n cuts each cell's text.\n"},
+    {"get_counter", "dml", cmd_get_counter,
+     "Return a counter cell value at specified table/row/column coordinates.\n"
+     "A counter cell should be managed with atomic increment functions on Strata\n"
+     "and the data should be binary encoded (8-byte big-endian). Example:\n"
+     "\n"
+     "  strata> get_counter 'ns1:t1', 'r1', 'c1'\n"
+     "  strata> get_counter 't1', 'r1', 'c1'\n"},
+    {"incr", "dml", cmd_incr,
+     "Increments a cell 'value' at specified table/row/column coordinates.\n"
+     "To increment a cell value in table 'ns1:t1' or 't1' at row 'r1' under column\n"
+     "'c1' by 1 (can be omitted) or 10 do:\n"
+     "\n"
+     "  strata> incr 'ns1:t1', 'r1', 'c1'\n"
+     "  strata> incr 't1', 'r1', 'c1'\n"
+     "  strata> incr 't1', 'r1', 'c1', 1\n"
+     "  strata> incr 't1', 'r1', 'c1', 10\n"},
+    {"put", "dml", cmd_put,
+     "Put a cell 'value' at specified table/row/column and optionally\n"
+     "timestamp coordinates. To put a cell value into table 'ns1:t1' or 't1'\n"
+     "at row 'r1' under column 'c1' marked with the time 'ts1', do:\n"
+     "\n"
+     "  strata> put 'ns1:t1', 'r1', 'c1', 'value'\n"
+     "  strata> put 't1', 'r1', 'c1', 'value'\n"
+     "  strata> put 't1', 'r1', 'c1', 'value', ts1\n"
+     "  strata> put 't1', 'r1', 'c1', \"\\x00\\x01binary\"\n"},
+    {"scan", "dml", cmd_scan,
+     "Scan a table; pass table name and optionally a dictionary of scanner\n"
+     "specifications. Scanner specifications may include one or more of:\n"
+     "TIMERANGE, FILTER, LIMIT, STARTROW, STOPROW, ROWPREFIXFILTER, TIMESTAMP,\n"
+     "MAXLENGTH, COLUMNS, CACHE, REVERSED or VERSIONS.\n"
+     "\n"
+     "If no columns are specified, all columns will be scanned.\n"
+     "To scan all members of a column family, leave the qualifier empty as in\n"
+     "'col_family'.\n"
+     "\n"
+     "The filter is a string in HBase's filter language, for example\n"
+     "\"PrefixFilter('u1') AND ValueFilter(=, 'binary:x')\". Filters: RowFilter,\n"
+     "FamilyFilter, QualifierFilter, ValueFilter, PrefixFilter, ColumnPrefixFilter,\n"
+     "SingleColumnValueFilter, PageFilter, FirstKeyOnlyFilter, KeyOnlyFilter,\n"
+     "TimestampsFilter; comparators binary, binaryprefix, substring, regexstring.\n"
+     "\n"
+     "Some examples:\n"
+     "\n"
+     "  strata> scan 't1'\n"
+     "  strata> scan 't1', {COLUMNS => 'c1:q'}\n"
+     "  strata> scan 'ns1:t1', {COLUMNS => ['c1', 'c2'], LIMIT => 10, STARTROW => 'xyz'}\n"
+     "  strata> scan 't1', {COLUMNS => ['c1', 'c2'], LIMIT => 10, STARTROW => 'xyz'}\n"
+     "  strata> scan 't1', {COLUMNS => 'c1', TIMERANGE => [1303668804000, 1303668904000]}\n"
+     "  strata> scan 't1', {REVERSED => true}\n"
+     "  strata> scan 't1', {ROWPREFIXFILTER => 'row2', FILTER => \"\n"
+     "    (QualifierFilter (>=, 'binary:xyz')) AND (TimestampsFilter ( 123, 456))\"}\n"
+     "  strata> scan 't1', {FILTER => \"PrefixFilter('u1') AND ValueFilter(=, 'binary:x')\"}\n"},
+    {NULL, NULL, NULL, NULL},
+};

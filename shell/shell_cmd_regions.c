@@ -1,0 +1,471 @@
+/*
+ * shell_cmd_regions.c - region tools: flush, compact, major_compact (a table or a region),
+ * move, assign, unassign, and the region listings list_regions and locate_region in
+ * HBase's layout.
+ *
+ * A region may be named by its encoded name or its full name
+ * ("<table>,<start key>,<region id>.<encoded>.").
+ *
+ * Thread-safety: a session belongs to one thread.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/status.h"
+#include "shell/shell_internal.h"
+
+#define MB (1024ull * 1024ull)
+
+/* ---- flush, compact ---- */
+
+typedef enum maint_op { OP_FLUSH, OP_COMPACT, OP_MAJOR } maint_op;
+
+static int maint_table(strata_admin *a, maint_op op, const char *t)
+{
+    return op == OP_FLUSH ? strata_admin_flush_table(a, t)
+                          : strata_admin_compact_table(a, t, op == OP_MAJOR);
+}
+
+static int maint_region(strata_admin *a, maint_op op, const char *enc)
+{
+    return op == OP_FLUSH ? strata_admin_flush_region(a, enc)
+                          : strata_admin_compact_region(a, enc, op == OP_MAJOR);
+}
+
+/* A table if the name is one, else a region (HBase tries both). */
+static int maint(shell_session *s, const shell_value *args, maint_op op)
+{
+    const shell_value *name = NULL;
+    strata_admin *a = NULL;
+    char enc[256];
+    int rc = shell_nargs(args, 1, op == OP_FLUSH ? 1 : 3);
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 0, "Table or region name", &name);
+    if (rc == ST_OK && args->n > 1 && args->items[1].kind != SHELL_V_NIL)
+        rc = st_error(ST_UNSUPPORTED, "compacting one column family is not supported; "
+                                      "compact the whole table or region");
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
+    if (rc != ST_OK)
+        return rc;
+    bool full_region = strchr(name->s, ',') != NULL;
+    if (!full_region && strata_admin_check_table_name(name->s) == ST_OK) {
+        rc = maint_table(a, op, name->s);
+        if (rc != ST_NOT_FOUND)
+            return rc;
+    }
+    shell_encoded_name(name->s, enc, sizeof(enc));
+    rc = maint_region(a, op, enc);
+    if (rc == ST_NOT_FOUND)
+        rc = st_error(rc, "Unknown table or region %s!", name->s);
+    return rc;
+}
+
+static int cmd_flush(shell_session *s, const shell_value *args)
+{
+    return maint(s, args, OP_FLUSH);
+}
+
+static int cmd_compact(shell_session *s, const shell_value *args)
+{
+    return maint(s, args, OP_COMPACT);
+}
+
+static int cmd_major_compact(shell_session *s, const shell_value *args)
+{
+    return maint(s, args, OP_MAJOR);
+}
+
+/* ---- move, assign, unassign ---- */
+
+static int region_arg(const shell_value *args, char *enc, size_t cap)
+{
+    const shell_value *r = NULL;
+    int rc = shell_str_arg(args, 0, "Region name", &r);
+    if (rc == ST_OK)
+        shell_encoded_name(r->s, enc, cap);
+    return rc;
+}
+
+static int unknown_region(int rc, const char *enc)
+{
+    if (rc == ST_NOT_FOUND && strstr(st_errmsg(), "is not live"))
+        return rc; /* the master's message names the server */
+    return rc == ST_NOT_FOUND ? st_error(rc, "Unknown region %s!", enc) : rc;
+}
+
+static int cmd_move(shell_session *s, const shell_value *args)
+{
+    const shell_value *dest = NULL;
+    strata_admin *a = NULL;
+    char enc[256];
+    int rc = shell_nargs(args, 1, 2);
+    if (rc == ST_OK)
+        rc = region_arg(args, enc, sizeof(enc));
+    if (rc == ST_OK && args->n == 2 && args->items[1].kind != SHELL_V_NIL)
+        rc = shell_str_arg(args, 1, "Server name", &dest);
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
+    if (rc == ST_OK)
+        rc = unknown_region(strata_admin_move(a, enc, dest ? dest->s : NULL, NULL), enc);
+    return rc;
+}
+
+static int cmd_assign(shell_session *s, const shell_value *args)
+{
+    strata_admin *a = NULL;
+    char enc[256];
+    int rc = shell_nargs(args, 1, 1);
+    if (rc == ST_OK)
+        rc = region_arg(args, enc, sizeof(enc));
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
+    if (rc == ST_OK)
+        rc = unknown_region(strata_admin_assign(a, enc, NULL), enc);
+    return rc;
+}
+
+static int cmd_unassign(shell_session *s, const shell_value *args)
+{
+    strata_admin *a = NULL;
+    char enc[256];
+    bool force = false;
+    int rc = shell_nargs(args, 1, 2);
+    if (rc == ST_OK)
+        rc = region_arg(args, enc, sizeof(enc));
+    if (rc == ST_OK && args->n == 2)
+        rc = shell_bool_value(&args->items[1], "force", &force);
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
+    if (rc == ST_OK)
+        rc = unknown_region(strata_admin_unassign(a, enc), enc);
+    return rc;
+}
+
+/* ---- list_regions ---- */
+
+enum { C_SERVER, C_REGION, C_START, C_END, C_SIZE, C_REQ, C_LOCALITY, NCOLS };
+static const char *const COLS[NCOLS] = {"SERVER_NAME", "REGION_NAME", "START_KEY", "END_KEY",
+                                        "SIZE",        "REQ",         "LOCALITY"};
+static const int COL_WIDTH[NCOLS] = {12, 12, 10, 10, 5, 5, 10};
+
+typedef struct region_table {
+    bool on[NCOLS];
+    int width[NCOLS];
+    char **cells; /* nrows x NCOLS */
+    size_t nrows;
+} region_table;
+
+static int pick_columns(region_table *t, const shell_value *cols)
+{
+    for (int c = 0; c < NCOLS; c++) {
+        t->on[c] = cols == NULL;
+        t->width[c] = COL_WIDTH[c];
+    }
+    if (!cols)
+        return ST_OK;
+    if (cols->kind != SHELL_V_ARRAY)
+        return st_error(ST_INVALID_ARGUMENT, "the columns must be an array of strings. Possible "
+                                             "values are SERVER_NAME, REGION_NAME, START_KEY, "
+                                             "END_KEY, SIZE, REQ, LOCALITY.");
+    for (size_t i = 0; i < cols->n; i++) {
+        int found = -1;
+        for (int c = 0; c < NCOLS && cols->items[i].kind == SHELL_V_STR; c++)
+            if (strcasecmp(cols->items[i].s, COLS[c]) == 0)
+                found = c;
+        if (found < 0)
+            return st_error(ST_INVALID_ARGUMENT,
+                            "%s is not a valid column. Possible values are SERVER_NAME, "
+                            "REGION_NAME, START_KEY, END_KEY, SIZE, REQ, LOCALITY.",
+                            cols->items[i].kind == SHELL_V_STR ? cols->items[i].s : "?");
+        t->on[found] = true;
+    }
+    return ST_OK;
+}
+
+static const Strata__Admin__RegionLoad *
+find_load(const Strata__Master__GetClusterStatusResponse *st, const char *enc)
+{
+    for (size_t i = 0; st && i < st->n_live_server; i++)
+        for (size_t j = 0; j < st->live_server[i]->n_region; j++)
+            if (strcmp(st->live_server[i]->region[j]->encoded_name, enc) == 0)
+                return st->live_server[i]->region[j];
+    return NULL;
+}
+
+static int add_row(region_table *t, const Strata__Master__RegionLocation *l,
+                   const Strata__Admin__RegionLoad *load)
+{
+    char **row = realloc(t->cells, (t->nrows + 1) * NCOLS * sizeof(*row));
+    if (!row)
+        return st_error(ST_NOMEM, "out of memory");
+    t->cells = row;
+    row += t->nrows++ * NCOLS;
+    buf_t b = {0};
+    char tmp[300];
+    snprintf(tmp, sizeof(tmp), "%s,%u,%llu", l->server->host, l->server->port,
+             (unsigned long long)l->server->start_code);
+    row[C_SERVER] = strdup(tmp);
+    shell_region_name(l->region, &b);
+    row[C_REGION] = strdup((char *)b.data);
+    row[C_START] = shell_binary(l->region->start_key.data, l->region->start_key.len);
+    row[C_END] = shell_binary(l->region->end_key.data, l->region->end_key.len);
+    snprintf(tmp, sizeof(tmp), "%llu",
+             load ? (unsigned long long)(load->store_file_size / MB) : 0ull);
+    row[C_SIZE] = strdup(tmp);
+    snprintf(tmp, sizeof(tmp), "%llu",
+             load ? (unsigned long long)(load->read_requests + load->write_requests) : 0ull);
+    row[C_REQ] = strdup(tmp);
+    row[C_LOCALITY] = strdup("1.0");
+    buf_free(&b);
+    for (int c = 0; c < NCOLS; c++) {
+        if (!row[c])
+            return st_error(ST_NOMEM, "out of memory");
+        if ((int)strlen(row[c]) > t->width[c])
+            t->width[c] = (int)strlen(row[c]);
+    }
+    return ST_OK;
+}
+
+static void print_table(shell_session *s, const region_table *t)
+{
+    for (int c = 0; c < NCOLS; c++)
+        if (t->on[c])
+            fprintf(s->out, " %*s |", t->width[c], COLS[c]);
+    fputc('\n', s->out);
+    for (int c = 0; c < NCOLS; c++)
+        if (t->on[c]) {
+            fputc(' ', s->out);
+            for (int k = 0; k < t->width[c]; k++)
+                fputc('-', s->out);
+            fputs(" |", s->out);
+        }
+    fputc('\n', s->out);
+    for (size_t r = 0; r < t->nrows; r++) {
+        for (int c = 0; c < NCOLS; c++)
+            if (t->on[c])
+                fprintf(s->out, " %*s |", t->width[c], t->cells[r * NCOLS + c]);
+        fputc('\n', s->out);
+    }
+    fprintf(s->out, " %zu rows\n", t->nrows);
+}
+
+static void region_table_free(region_table *t)
+{
+    for (size_t i = 0; i < t->nrows * NCOLS; i++)
+        free(t->cells[i]);
+    free(t->cells);
+}
+
+/* The server-name prefix filter: a string or {SERVER_NAME => 'prefix'}. */
+static int server_filter(const shell_value *v, const char **prefix)
+{
+    *prefix = NULL;
+    if (!v || v->kind == SHELL_V_NIL)
+        return ST_OK;
+    if (v->kind == SHELL_V_HASH)
+        v = shell_hash_get(v, "SERVER_NAME");
+    if (v && v->kind == SHELL_V_STR)
+        *prefix = v->len ? v->s : NULL;
+    else if (v)
+        return st_error(ST_INVALID_ARGUMENT, "SERVER_NAME must be a String");
+    return ST_OK;
+}
+
+static int fill_regions(shell_session *s, const char *table, const char *prefix, region_table *t)
+{
+    Strata__Master__GetTableRegionsResponse *r = NULL;
+    Strata__Master__GetClusterStatusResponse *st = NULL;
+    int rc = strata_admin_table_regions(s->admin, table, &r);
+    if (rc == ST_OK)
+        rc = strata_admin_cluster_status(s->admin, &st);
+    for (size_t i = 0; rc == ST_OK && i < r->n_location; i++) {
+        const Strata__Master__RegionLocation *l = r->location[i];
+        if (!l->server) {
+            buf_t b = {0};
+            shell_region_name(l->region, &b);
+            fprintf(s->out, "Can not find region: %s , it may be disabled or in transition\n",
+                    (char *)b.data);
+            buf_free(&b);
+            rc = ST_NOT_SERVING;
+            break;
+        }
+        char sn[300];
+        snprintf(sn, sizeof(sn), "%s,%u,%llu", l->server->host, l->server->port,
+                 (unsigned long long)l->server->start_code);
+        if (!prefix || strncmp(sn, prefix, strlen(prefix)) == 0)
+            rc = add_row(t, l, find_load(st, l->region->encoded_name));
+    }
+    strata_admin_free_msg(r);
+    strata_admin_free_msg(st);
+    return rc;
+}
+
+static int cmd_list_regions(shell_session *s, const shell_value *args)
+{
+    const shell_value *t = NULL;
+    const char *prefix = NULL;
+    Strata__Master__DescribeTableResponse *d = NULL;
+    region_table rt = {0};
+    int rc = shell_nargs(args, 1, 3);
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 0, "Table name", &t);
+    if (rc == ST_OK)
+        rc = server_filter(args->n > 1 ? &args->items[1] : NULL, &prefix);
+    if (rc == ST_OK)
+        rc = pick_columns(&rt, args->n > 2 ? &args->items[2] : NULL);
+    if (rc == ST_OK)
+        rc = shell_describe(s, t->s, &d);
+    if (rc == ST_NOT_FOUND)
+        rc = st_error(rc, "Unknown table %s!", t->s);
+    if (rc == ST_OK && d->table->state != STRATA__MASTER__TABLE_STATE__ENABLED)
+        rc = st_error(ST_INVALID_ARGUMENT, "Table %s must be enabled.", t->s);
+    strata_admin_free_msg(d);
+    if (rc == ST_OK)
+        rc = fill_regions(s, t->s, prefix, &rt);
+    if (rc == ST_OK)
+        print_table(s, &rt);
+    else if (rc == ST_NOT_SERVING)
+        rc = ST_OK; /* HBase reports the region and prints no table */
+    region_table_free(&rt);
+    return rc;
+}
+
+/* ---- locate_region ---- */
+
+static int locate(shell_session *s, const char *table, const buf_t *row,
+                  Strata__Master__LocateRegionResponse **out)
+{
+    strata_admin *a = NULL;
+    Strata__Master__LocateRegionRequest req = STRATA__MASTER__LOCATE_REGION_REQUEST__INIT;
+    req.table = (char *)table;
+    req.row.data = row->data;
+    req.row.len = row->len;
+    req.has_prefetch = 1;
+    req.prefetch = 0;
+    int rc = strata_admin_check_table_name(table);
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
+    if (rc == ST_OK)
+        rc = strata_admin_call(a, "LocateRegion", &req.base,
+                               &strata__master__locate_region_response__descriptor, 0,
+                               (ProtobufCMessage **)out);
+    if (rc == ST_NOT_FOUND)
+        rc = st_error(rc, "Unknown table %s!", table);
+    if (rc == ST_OK && (*out)->n_location == 0)
+        rc = st_error(ST_NOT_FOUND, "no region of table %s holds that row", table);
+    return rc;
+}
+
+static int cmd_locate_region(shell_session *s, const shell_value *args)
+{
+    const shell_value *t = NULL, *key = NULL;
+    Strata__Master__LocateRegionResponse *r = NULL;
+    buf_t row = {0}, name = {0};
+    int rc = shell_nargs(args, 2, 2);
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 0, "Table name", &t);
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 1, "Row key", &key);
+    if (rc == ST_OK)
+        rc = shell_unescape_binary(key->s, key->len, &row);
+    if (rc == ST_OK)
+        rc = locate(s, t->s, &row, &r);
+    const Strata__Master__RegionLocation *l = rc == ST_OK ? r->location[0] : NULL;
+    if (rc == ST_OK && !l->server)
+        rc = st_error(ST_NOT_SERVING, "region %s of table %s is not open", l->region->encoded_name,
+                      t->s);
+    if (rc == ST_OK) {
+        char host[300];
+        shell_region_name(l->region, &name);
+        char *sk = shell_binary(l->region->start_key.data, l->region->start_key.len);
+        char *ek = shell_binary(l->region->end_key.data, l->region->end_key.len);
+        char *line = NULL;
+        if (asprintf(&line, "{ENCODED => %s, NAME => '%s', STARTKEY => '%s', ENDKEY => '%s'}",
+                     l->region->encoded_name, (char *)name.data, sk ? sk : "", ek ? ek : "") < 0)
+            line = NULL;
+        snprintf(host, sizeof(host), "%s:%u", l->server->host, l->server->port);
+        shell_header(s, "HOST", "REGION");
+        shell_row2(s, host, line ? line : "");
+        shell_footer(s, 1);
+        free(line);
+        free(sk);
+        free(ek);
+    }
+    strata_admin_free_msg(r);
+    buf_free(&row);
+    buf_free(&name);
+    return rc;
+}
+
+const shell_command shell_cmds_regions[] = {
+    {"assign", "tools", cmd_assign,
+     "Assign a region. It is opened on the least loaded live region server.\n"
+     "Use with caution.\n"
+     "\n"
+     "  strata> assign 'REGIONNAME'\n"
+     "  strata> assign 'ENCODED_REGIONNAME'\n"},
+    {"compact", "tools", cmd_compact,
+     "Compact all regions in a table or a single region (minor compaction).\n"
+     "Examples:\n"
+     "Compact all regions in a table:\n"
+     "  strata> compact 'ns1:t1'\n"
+     "  strata> compact 't1'\n"
+     "Compact an entire region:\n"
+     "  strata> compact 'r1'\n"},
+    {"flush", "tools", cmd_flush,
+     "Flush all regions in passed table or pass a region row to\n"
+     "flush an individual region.  For example:\n"
+     "\n"
+     "  strata> flush 'TABLENAME'\n"
+     "  strata> flush 'REGIONNAME'\n"
+     "  strata> flush 'ENCODED_REGIONNAME'\n"},
+    {"list_regions", "ddl", cmd_list_regions,
+     "List all regions for a particular table, optionally filtered by a server name prefix,\n"
+     "with their server name, region name, start key, end key, size of the region in MB,\n"
+     "number of requests and locality (always 1.0: every server reads the shared root\n"
+     "directory). The columns can be picked with an array as third parameter.\n"
+     "\n"
+     "Examples:\n"
+     "  strata> list_regions 'table_name'\n"
+     "  strata> list_regions 'table_name', 'server_name'\n"
+     "  strata> list_regions 'table_name', {SERVER_NAME => 'server_name'}\n"
+     "  strata> list_regions 'table_name', {}, ['SERVER_NAME', 'start_key']\n"
+     "  strata> list_regions 'table_name', '', ['SERVER_NAME', 'start_key']\n"},
+    {"locate_region", "ddl", cmd_locate_region,
+     "Locate the region given a table name and a row-key\n"
+     "\n"
+     "  strata> locate_region 'tableName', 'key0'\n"},
+    {"major_compact", "tools", cmd_major_compact,
+     "Run major compaction on passed table or pass a region row\n"
+     "to major compact an individual region.\n"
+     "Examples:\n"
+     "Compact all regions in a table:\n"
+     "  strata> major_compact 't1'\n"
+     "  strata> major_compact 'ns1:t1'\n"
+     "Compact an entire region:\n"
+     "  strata> major_compact 'r1'\n"},
+    {"move", "tools", cmd_move,
+     "Move a region.  Optionally specify target regionserver else we choose one\n"
+     "at random.  NOTE: You pass the encoded region name, not the region name so\n"
+     "this command is a little different to the others.  The encoded region name\n"
+     "is the hash suffix on region names: e.g. if the region name were\n"
+     "TestTable,0094429456,1289497600452.527db22f95c8a9e0116f0cc13c680396. then\n"
+     "the encoded region name portion is 527db22f95c8a9e0116f0cc13c680396\n"
+     "A server name is its host, port plus startcode. For example:\n"
+     "host187.example.com,60020,1289493121758\n"
+     "Examples:\n"
+     "\n"
+     "  strata> move 'ENCODED_REGIONNAME'\n"
+     "  strata> move 'ENCODED_REGIONNAME', 'SERVER_NAME'\n"},
+    {"unassign", "tools", cmd_unassign,
+     "Unassign a region. The region is closed; the master reopens a region of an\n"
+     "enabled table on its own later. Use with caution.\n"
+     "\n"
+     "  strata> unassign 'REGIONNAME'\n"
+     "  strata> unassign 'ENCODED_REGIONNAME'\n"
+     "  strata> unassign 'ENCODED_REGIONNAME', true\n"},
+    {NULL, NULL, NULL, NULL},
+};

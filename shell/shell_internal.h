@@ -1,0 +1,155 @@
+/*
+ * shell_internal.h - what the files of `strata shell` share: the session, the command
+ * table, output in HBase's formatter layout, argument checks and the lazy cluster
+ * connection.
+ *
+ * Commands are functions `int fn(shell_session *s, const shell_value *args)` (args an
+ * ARRAY); they print their results to s->out and return ST_OK, or a failure status with
+ * st_errmsg() holding the one-line reason the dispatcher prints after "ERROR: ".
+ *
+ * Output layout (HBase's Shell::Formatter): a two-column row is " <c1> <c2>" when
+ * stdout is not a terminal; on a terminal of W columns the first column is padded to W/4
+ * and long values wrap. Headers are the same without the leading space. Footers are
+ * "N row(s)"; every command ends with "Took S.SSSS seconds".
+ *
+ * Thread-safety: a session belongs to one thread; the interrupt flag is set from a
+ * signal handler.
+ */
+#ifndef STRATA_SHELL_SHELL_INTERNAL_H
+#define STRATA_SHELL_SHELL_INTERNAL_H
+
+#include <regex.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "client/admin.h"
+#include "client/strata.h"
+#include "common/buf.h"
+#include "shell/shell.h"
+#include "shell/shell_parse.h"
+
+struct shell_session {
+    shell_config cfg; /* strings owned */
+    FILE *out;
+    FILE *err;
+    int width;           /* terminal columns; 0 when stdout is not a terminal */
+    strata_admin *admin; /* NULL until first needed */
+    strata_client_t *client;
+    bool contacted;    /* the first contact succeeded */
+    unsigned rows;     /* rows printed since the last header */
+    uint64_t start_ns; /* when the running command started */
+    int line_no;       /* interactive prompt counter */
+};
+
+/* Set by SIGINT while a command runs; long loops (scan, count) stop on it. */
+extern volatile sig_atomic_t shell_interrupted;
+
+/* ---- commands (shell_commands.c) ---- */
+
+typedef int (*shell_cmd_fn)(shell_session *s, const shell_value *args);
+
+typedef struct shell_command {
+    const char *name;
+    const char *group; /* general, ddl, namespace, dml, tools */
+    shell_cmd_fn fn;
+    const char *help; /* HBase-style help text, ending with a newline */
+} shell_command;
+
+/* Each file's commands, every table terminated by {NULL}. */
+extern const shell_command shell_cmds_general[];
+extern const shell_command shell_cmds_ddl[];
+extern const shell_command shell_cmds_namespace[];
+extern const shell_command shell_cmds_dml[];
+extern const shell_command shell_cmds_regions[];
+
+/* The command called name (or an alias such as desc), or NULL. */
+const shell_command *shell_find_command(const char *name);
+/* Runs one parsed statement with timing and error reporting; ST_OK or the failure. */
+int shell_dispatch(shell_session *s, const shell_stmt *st);
+
+/* ---- output (shell_format.c) ---- */
+
+void shell_header(shell_session *s, const char *c1, const char *c2);
+void shell_row1(shell_session *s, const char *text);
+void shell_row2(shell_session *s, const char *c1, const char *c2);
+void shell_footer(shell_session *s, long rows);
+/* HBase's human-readable TTL: "FOREVER", "30 SECONDS", "86400 SECONDS (1 DAY)". */
+void shell_ttl_string(int64_t ttl_sec, char *out, size_t cap);
+/* Bytes.toStringBinary of data as a malloc'ed string (free it); NULL when out of memory. */
+char *shell_binary(const void *data, size_t len);
+
+/* ---- arguments (shell_args.c) ---- */
+
+/* ST_OK if min <= args->n <= max (max < 0: no limit), else Ruby's ArgumentError text. */
+int shell_nargs(const shell_value *args, size_t min, long max);
+/* args[i] as a string: ST_OK, or ST_INVALID_ARGUMENT naming what. */
+int shell_str_arg(const shell_value *args, size_t i, const char *what, const shell_value **out);
+/* An integer from an Integer or a decimal String. */
+int shell_int_value(const shell_value *v, const char *what, int64_t *out);
+/* A boolean from true/false or 'true'/'false' (any case). */
+int shell_bool_value(const shell_value *v, const char *what, bool *out);
+/* Ruby's to_s of a scalar into b (NUL-terminated); ST_INVALID_ARGUMENT for an Array or
+ * a Hash. */
+int shell_to_s(const shell_value *v, const char *what, buf_t *b);
+/* Splits "family[:qualifier]" (HBase's parseColumn): *has_qual false when there is no
+ * ':' or nothing follows it. Pointers into col. */
+void shell_split_column(const char *col, size_t len, const char **fam, size_t *fam_len,
+                        const char **qual, size_t *qual_len, bool *has_qual);
+/* Every key of hash must be one of allowed (NULL-terminated); else "Unknown argument". */
+int shell_check_keys(const shell_value *hash, const char *const *allowed, const char *where);
+
+/* ---- cluster (shell_conn.c) ---- */
+
+/* The admin handle, opened and checked on first use (see shell.h). */
+int shell_admin(shell_session *s, strata_admin **out);
+/* A handle on table name (close with strata_table_close). */
+int shell_table(shell_session *s, const char *name, strata_table_t **out);
+/* The name as HBase prints it: "t" for "default:t", else unchanged. */
+const char *shell_display_name(const char *qualified);
+/* Describes table: ST_OK and *out, ST_NOT_FOUND (message naming the table) or the
+ * failure. */
+int shell_describe(shell_session *s, const char *table,
+                   Strata__Master__DescribeTableResponse **out);
+/* Turns a client error message (errptr) about table into the failure status with an
+ * HBase-style message ("Unknown table t!", "Unknown column family! Valid column names:
+ * cf:*"); frees msg. */
+int shell_data_error(shell_session *s, const char *table, char *msg);
+/* "<table>,<start>,<id>.<encoded>." (HBase's region name). */
+void shell_region_name(const Strata__Admin__RegionInfo *r, buf_t *out);
+/* Accepts an encoded name or a full region name; copies the encoded name into out. */
+void shell_encoded_name(const char *name, char *out, size_t cap);
+
+/* Compiles a Java-style pattern (whole-string match) as an anchored POSIX extended regex
+ * (shell_cmd_ddl.c). ST_OK (regfree it) or ST_INVALID_ARGUMENT naming the pattern. */
+int shell_regex(const char *pattern, regex_t *re);
+
+/* ---- schemas (shell_schema.c) ---- */
+
+/* An empty schema of table (free with shell_schema_free, which also frees one that
+ * describe returned). */
+int shell_schema_new(const char *table, Strata__Admin__TableSchema **out);
+void shell_schema_free(Strata__Admin__TableSchema *t);
+Strata__Admin__ColumnFamilySchema *shell_schema_find(const Strata__Admin__TableSchema *t,
+                                                     const char *name);
+/* Appends a family with every attribute at its default. */
+int shell_schema_add(Strata__Admin__TableSchema *t, const char *name,
+                     Strata__Admin__ColumnFamilySchema **out);
+/* ST_OK, or ST_NOT_FOUND (no message) when the family is absent. */
+int shell_schema_remove(Strata__Admin__TableSchema *t, const char *name);
+/* Applies a family dictionary (NAME and METHOD skipped); unknown keys are reported on
+ * s->out as HBase does ("Unknown argument ignored for column family f: X"). */
+int shell_family_apply(shell_session *s, Strata__Admin__ColumnFamilySchema *f,
+                       const shell_value *spec);
+/* One table attribute (MAX_FILESIZE, MEMSTORE_FLUSHSIZE, DURABILITY); *known false for
+ * any other key. */
+int shell_table_attr(Strata__Admin__TableSchema *t, const char *key, const shell_value *v,
+                     bool *known);
+/* "{NAME => 'f', VERSIONS => '1', ...}" / ", {TABLE_ATTRIBUTES => {...}}" or "" into b
+ * (NUL-terminated). */
+void shell_family_describe(const Strata__Admin__ColumnFamilySchema *f, buf_t *b);
+void shell_table_attrs_describe(const Strata__Admin__TableSchema *t, buf_t *b);
+
+#endif

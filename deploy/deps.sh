@@ -3,7 +3,8 @@
 set -euo pipefail
 need=(cmake make gcc pkg-config libcmocka-dev libzstd-dev librocksdb-dev libleveldb-dev
       libevent-dev libprotobuf-c-dev protobuf-c-compiler redis-server redis-tools
-      zookeeper libzookeeper-mt-dev libssl-dev libedit-dev)
+      zookeeper libzookeeper-mt-dev libssl-dev libedit-dev
+      docker-compose curl iproute2 python3)  # the last line: tests/integration/test_deploy.c
 missing=()
 for p in "${need[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

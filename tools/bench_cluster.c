@@ -3,7 +3,8 @@
  * (which follow Bigtable's §7) against one region server through the C client.
  *
  *   strata bench [--rows N] [--threads T] [--value-size B] [--json]
- *                [--server host:port] [--regions R] [--rate OPS] WORKLOAD...
+ *                [--server host:port | --zk.quorum Q [--zk.parent P] | --dir D]
+ *                [--regions R] [--rate OPS] WORKLOAD...
  *   WORKLOAD: sequentialWrite randomWrite sequentialRead randomRead scan
  *
  * Keys are 26-byte zero-padded decimals (PE's format), values incompressible random
@@ -18,6 +19,11 @@
  * and Strata/Redis ratios are printed. --rate paces the gets and puts to a total
  * number of operations per second (for latency at a given load, e.g. half of the
  * peak). Every loop is bounded by --rows.
+ *
+ * With --zk.quorum (or --dir D, a local cluster from `strata cluster`), the benchmark runs
+ * against a whole cluster instead: it (re)creates TestTable through the master with the R
+ * regions split at the same keys, lets the master place them over the region servers, and
+ * finds them through the master like any client.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+
+#include "client/admin.h"
 #include <time.h>
 #include <unistd.h>
 
@@ -53,6 +61,10 @@ typedef struct cluster_opts {
     int value_size;
     bool json;
     const char *server;
+    const char *quorum; /* cluster target: ZooKeeper quorum */
+    const char *parent;
+    const char *dir; /* cluster target: a local cluster directory */
+    char dir_quorum[128];
     int regions;
     double rate; /* total ops/s to pace gets and puts at; 0 = as fast as possible */
     const char *workloads[8];
@@ -77,7 +89,8 @@ typedef struct workload_result {
 static void usage(FILE *out)
 {
     fprintf(out, "usage: strata bench [--rows N] [--threads T] [--value-size B] [--json]\n"
-                 "                    [--server host:port] [--regions R] [--rate OPS] WORKLOAD...\n"
+                 "                    [--server host:port | --zk.quorum Q [--zk.parent P] | --dir D]\n"
+                 "                    [--regions R] [--rate OPS] WORKLOAD...\n"
                  "  WORKLOAD: sequentialWrite randomWrite sequentialRead randomRead scan\n"
                  "  (strata bench engine ... runs the storage-engine benchmark)\n");
 }
@@ -109,6 +122,12 @@ static int parse_args(int argc, char **argv, cluster_opts *o)
             o->value_size = atoi(v), i++;
         } else if (v && strcmp(a, "--server") == 0) {
             o->server = v, i++;
+        } else if (v && strcmp(a, "--zk.quorum") == 0) {
+            o->quorum = v, i++;
+        } else if (v && strcmp(a, "--zk.parent") == 0) {
+            o->parent = v, i++;
+        } else if (v && strcmp(a, "--dir") == 0) {
+            o->dir = v, i++;
         } else if (v && strcmp(a, "--regions") == 0) {
             o->regions = atoi(v), i++;
         } else if (v && strcmp(a, "--rate") == 0) {
@@ -125,6 +144,10 @@ static int parse_args(int argc, char **argv, cluster_opts *o)
         fprintf(stderr, "strata bench: need rows > 0, 1..256 threads, value size > 0, "
                         "1..%d regions and at least one workload\n",
                 MAX_REGIONS);
+        return 2;
+    }
+    if ((o->server != NULL) + (o->quorum != NULL) + (o->dir != NULL) > 1) {
+        fprintf(stderr, "strata bench: give one of --server, --zk.quorum and --dir\n");
         return 2;
     }
     return 0;
@@ -552,6 +575,57 @@ static void print_redis(const cluster_opts *o, const workload_result *res, int n
         printf("randomWrite / redis SET = %.2fx\n", write / rr.set.ops_per_sec);
 }
 
+/* ---------------------------------------------------------------- cluster target */
+
+/* The quorum of a local cluster: the "quorum" line of D/cluster.state (docs/cluster.md). */
+static int dir_quorum(cluster_opts *o)
+{
+    char path[1024], line[512];
+    snprintf(path, sizeof(path), "%s/cluster.state", o->dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return st_error(ST_NOT_FOUND, "bench: no local cluster in %s (%s missing)", o->dir, path);
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "quorum %127s", o->dir_quorum) == 1)
+            break;
+    fclose(f);
+    if (!o->dir_quorum[0])
+        return st_error(ST_CORRUPTION, "bench: %s names no quorum", path);
+    o->quorum = o->dir_quorum;
+    return ST_OK;
+}
+
+/* Drops TestTable if it exists and creates it with R regions through the master. */
+static int create_cluster_table(const cluster_opts *o)
+{
+    strata_admin *a = NULL;
+    Strata__Admin__TableSchema *schema = NULL;
+    int st = strata_admin_open(o->quorum, o->parent, &a);
+    if (st == ST_OK) {
+        Strata__Master__DescribeTableResponse *d = NULL;
+        if (strata_admin_describe_table(a, TABLE, &d) == ST_OK) {
+            if (d->table->state != STRATA__MASTER__TABLE_STATE__DISABLED)
+                st = strata_admin_disable_table(a, TABLE);
+            if (st == ST_OK)
+                st = strata_admin_delete_table(a, TABLE);
+        }
+        strata_admin_free_msg(d);
+    }
+    if (st == ST_OK)
+        st = strata_admin_schema_new(TABLE, FAMILY, &schema);
+    char keys[MAX_REGIONS][KEY_LEN];
+    ProtobufCBinaryData splits[MAX_REGIONS];
+    for (int i = 1; i < o->regions; i++) {
+        format_key(o->rows * i / o->regions, keys[i - 1]);
+        splits[i - 1] = (ProtobufCBinaryData){KEY_LEN, (uint8_t *)keys[i - 1]};
+    }
+    if (st == ST_OK)
+        st = strata_admin_create_table(a, schema, splits, (size_t)(o->regions - 1));
+    strata_admin_schema_free(schema);
+    strata_admin_close(a);
+    return st;
+}
+
 int bench_cluster_main(int argc, char **argv)
 {
     cluster_opts o;
@@ -562,15 +636,25 @@ int bench_cluster_main(int argc, char **argv)
     }
     private_server ps = {0};
     const char *addr = o.server;
-    int st = ST_OK;
-    if (!addr) {
+    bool cluster = o.quorum || o.dir;
+    int st = o.dir ? dir_quorum(&o) : ST_OK;
+    if (cluster) {
+        addr = o.quorum;
+        if (st == ST_OK)
+            st = create_cluster_table(&o);
+    } else if (!addr) {
         st = start_private_server(&ps);
         addr = ps.addr;
     }
-    if (st == ST_OK)
+    if (st == ST_OK && !cluster)
         st = open_regions(&o, addr);
     strata_options_t *opts = strata_options_create();
-    for (int i = 0; st == ST_OK && i < o.regions; i++) {
+    if (cluster) {
+        strata_options_set_zk_quorum(opts, o.quorum);
+        if (o.parent)
+            strata_options_set_zk_parent(opts, o.parent);
+    }
+    for (int i = 0; st == ST_OK && !cluster && i < o.regions; i++) {
         char start[KEY_LEN], end[KEY_LEN], name[64];
         size_t slen, elen;
         region_bounds(&o, i, start, &slen, end, &elen);
@@ -586,8 +670,9 @@ int bench_cluster_main(int argc, char **argv)
         rc = 1;
     } else {
         if (!o.json)
-            printf("strata bench: %ld rows, %d threads, %d-byte values, %d region(s) on %s\n",
-                   o.rows, o.threads, o.value_size, o.regions, addr);
+            printf("strata bench: %ld rows, %d threads, %d-byte values, %d region(s) on %s%s\n",
+                   o.rows, o.threads, o.value_size, o.regions, cluster ? "the cluster at " : "",
+                   addr);
         workload_result res[8];
         for (int i = 0; i < o.nworkloads; i++) {
             run_workload(&o, t, o.workloads[i], &res[i]);
@@ -600,7 +685,7 @@ int bench_cluster_main(int argc, char **argv)
     strata_table_close(t);
     strata_client_close(c);
     strata_options_destroy(opts);
-    if (!o.server)
+    if (!o.server && !cluster)
         stop_private_server(&ps);
     return rc;
 }

@@ -1,7 +1,9 @@
 /*
  * test_bench_cluster.c - `strata bench` cluster mode end to end: a private region
  * server is started, PerformanceEvaluation's workloads run through the C client, and
- * every workload reports operations, no errors, and reads that found every row.
+ * every workload reports operations, no errors, and reads that found every row; and the
+ * same against a whole local cluster (tests/support/cluster.h) through --dir, twice (the
+ * second run replaces the table), with the table's regions spread over every server.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+
+#include "client/admin.h"
+#include "common/status.h"
+#include "tests/support/cluster.h"
 
 static long json_long(const char *line, const char *key)
 {
@@ -54,12 +60,63 @@ static void cluster_bench_runs_every_workload(void **state)
     assert_int_equal(workloads, 5);
 }
 
+/* Runs cmd, checks every workload line: ops >= rows, no errors, reads found every row. */
+static void run_and_check(const char *cmd, long rows, int want_workloads)
+{
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char line[2048];
+    int workloads = 0;
+    while (fgets(line, sizeof(line), p)) {
+        if (strstr(line, "\"workload\":\"redis\"") || !strstr(line, "\"workload\":"))
+            continue;
+        workloads++;
+        long ops = json_long(line, "ops");
+        assert_true(ops >= rows);
+        assert_int_equal(json_long(line, "errors"), 0);
+        if (strstr(line, "Read\"") || strstr(line, "\"scan\""))
+            assert_int_equal(json_long(line, "found"), ops);
+    }
+    int status = pclose(p);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(workloads, want_workloads);
+}
+
+static void bench_against_a_local_cluster(void **state)
+{
+    (void)state;
+    const char *bin = getenv("STRATA_BIN");
+    tc_options o = {.masters = 1, .regionservers = 3};
+    tc_cluster *c = NULL;
+    if (tc_start(&o, &c) != ST_OK)
+        fail_msg("cluster start: %s", st_errmsg());
+    char cmd[2048];
+    snprintf(cmd, sizeof(cmd),
+             "%s bench --dir %s --rows 2000 --threads 2 --value-size 100 --regions 6 --json "
+             "sequentialWrite randomRead scan",
+             bin, tc_dir(c));
+    run_and_check(cmd, 2000, 3);
+    run_and_check(cmd, 2000, 3); /* TestTable exists now: it is dropped and created again */
+    strata_admin *a = NULL;
+    assert_int_equal(strata_admin_open(tc_quorum(c), tc_parent(c), &a), ST_OK);
+    Strata__Master__GetClusterStatusResponse *st = NULL;
+    assert_int_equal(strata_admin_cluster_status(a, &st), ST_OK);
+    assert_int_equal(st->n_live_server, 3);
+    for (size_t i = 0; i < st->n_live_server; i++)
+        assert_int_equal(st->live_server[i]->region_count, 2);
+    strata_admin_free_msg(st);
+    strata_admin_close(a);
+    assert_int_equal(tc_stop(c), ST_OK);
+}
+
 static void cluster_bench_rejects_bad_arguments(void **state)
 {
     (void)state;
     const char *bin = getenv("STRATA_BIN");
     const char *bad[] = {"bench --rows 0 randomRead", "bench noSuchWorkload",
-                         "bench --threads 0 scan", "bench --regions 1000 scan"};
+                         "bench --threads 0 scan", "bench --regions 1000 scan",
+                         "bench --server 127.0.0.1:1 --dir /tmp scan"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char cmd[512];
         snprintf(cmd, sizeof(cmd), "%s %s >/dev/null 2>&1", bin, bad[i]);
@@ -73,6 +130,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cluster_bench_runs_every_workload),
+        cmocka_unit_test(bench_against_a_local_cluster),
         cmocka_unit_test(cluster_bench_rejects_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

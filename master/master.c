@@ -161,13 +161,28 @@ int master_check_active(master *m)
                     who);
 }
 
+int master_ping(master *m)
+{
+    int64_t sent = (int64_t)clock_mono_ns();
+    int rc = zk_ping(m->z);
+    if (rc != ST_OK)
+        return rc;
+    int64_t prev = atomic_load(&m->lease_ns);
+    while (prev < sent && !atomic_compare_exchange_weak(&m->lease_ns, &prev, sent))
+        ;
+    return ST_OK;
+}
+
 int master_check_lease(master *m)
 {
-    int64_t quiet_ms = (clock_mono_ns() - zk_last_heard_ns(m->z)) / 1000000;
+    /* The SEND time of the last answered ping counts, not when the answer was read: an
+     * answer read after a pause proves the session was alive before the pause only. */
     int64_t limit = (int64_t)(m->fence_fraction * zk_session_timeout_ms(m->z));
+    int64_t quiet_ms = ((int64_t)clock_mono_ns() - atomic_load(&m->lease_ns)) / 1000000;
     if (quiet_ms < limit)
         return ST_OK;
-    if (zk_ping(m->z) == ST_OK)
+    if (master_ping(m) == ST_OK &&
+        ((int64_t)clock_mono_ns() - atomic_load(&m->lease_ns)) / 1000000 < limit)
         return ST_OK;
     return st_error(ST_NOT_SERVING, "master %s is fenced: no word from ZooKeeper for %" PRId64
                     " ms", m->name, quiet_ms);
@@ -279,9 +294,19 @@ void master_tables_release(master *m, m_table **v, size_t n)
     free(v);
 }
 
+static bool any_region_busy(const m_table *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->regions[i]->busy)
+            return true;
+    return false;
+}
+
 void master_table_wait_unused(master *m, m_table *t, int own)
 {
-    while (t->users > own)
+    /* An RPC handler that took one of its regions (master_region_take) holds a pointer to
+     * it (and to t) without counting in users. */
+    while (t->users > own || any_region_busy(t))
         pthread_cond_wait(&m->cv, &m->mu);
 }
 
@@ -346,6 +371,20 @@ static int recover_master_wals(master *m)
     return rc;
 }
 
+/* Start-key order (then region id): meta's row order is not start-key order when one
+ * start key is a prefix of another that continues with a byte below ',' (meta.md). */
+static int cmp_region_start(const void *a, const void *b)
+{
+    const meta_region *x = &(*(m_region *const *)a)->mr, *y = &(*(m_region *const *)b)->mr;
+    size_t l = x->start_len < y->start_len ? x->start_len : y->start_len;
+    int c = l ? memcmp(x->start_key, y->start_key, l) : 0;
+    if (c == 0)
+        c = (x->start_len > y->start_len) - (x->start_len < y->start_len);
+    if (c == 0)
+        c = (x->region_id > y->region_id) - (x->region_id < y->region_id);
+    return c;
+}
+
 static int load_meta(master *m)
 {
     meta_table *tables = NULL;
@@ -389,8 +428,12 @@ static int load_meta(master *m)
         r->mr = regions[i];
         memset(&regions[i], 0, sizeof(regions[i]));
         r->since_ms = now;
-        t->regions[t->n++] = r; /* meta_all_regions returns rows in start-key order */
+        t->regions[t->n++] = r;
     }
+    for (size_t i = 0; rc == ST_OK && i < m->ntables; i++)
+        if (m->tables[i]->n > 1)
+            qsort(m->tables[i]->regions, m->tables[i]->n, sizeof(*m->tables[i]->regions),
+                  cmp_region_start);
     pthread_mutex_unlock(&m->mu);
     meta_tables_free(tables, nt);
     meta_regions_free(regions, nr);
@@ -488,6 +531,19 @@ static int try_become_active(master *m)
     uint8_t *info = my_info(m, &len);
     int rc = (path && info) ? zk_create(m->z, path, info, len, ZK_EPHEMERAL, NULL, 0)
                             : st_error(ST_NOMEM, "out of memory");
+    if (rc == ST_EXISTS) {
+        /* A create whose answer was lost (connection loss) may have made the node under
+         * this session: then it is ours, and it goes only with this session. */
+        zk_stat st;
+        uint8_t *data = NULL;
+        size_t dlen = 0;
+        if (zk_get(m->z, path, &data, &dlen, &st) == ST_OK && st.ephemeral_owner != 0 &&
+            st.ephemeral_owner == zk_session_id(m->z))
+            rc = ST_OK;
+        else
+            st_error(ST_EXISTS, "another master holds %s", path);
+        free(data);
+    }
     free(info);
     free(path);
     return rc;

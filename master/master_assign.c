@@ -222,6 +222,13 @@ int master_assign(master *m, m_table *t, m_region *r, const char *target)
     if (r->mr.state == META_OPEN && r->mr.server[0] && server_live(m, r->mr.server, NULL, 0) &&
         (!target || strcmp(target, r->mr.server) == 0))
         return ST_OK;
+    /* A region meta still places on a server that is not live may have edits only in that
+     * server's WAL: it opens elsewhere only after that server's recovery split the WAL
+     * (the recovery closes it in meta, then reassigns it). */
+    if (r->mr.server[0] && !server_live(m, r->mr.server, NULL, 0))
+        return st_error(ST_NOT_SERVING,
+                        "region %s is on dead server %s; it is reopened when that server's "
+                        "recovery ends", r->mr.encoded_name, r->mr.server);
     char avoid[SERVER_NAME_MAX] = "";
     int last = ST_OK;
     for (int attempt = 0; attempt < m->assign_attempts && !atomic_load(&m->stopping); attempt++) {

@@ -103,7 +103,7 @@ void *master_chore_main(void *arg)
         if (sync)
             master_servers_sync(m);
         else
-            zk_ping(m->z); /* keeps the lease fresh */
+            master_ping(m); /* keeps the lease fresh */
         first = false;
         run_recoveries(m);
         repair_regions(m);

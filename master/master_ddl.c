@@ -222,7 +222,8 @@ static int install_regions(m_table *t, meta_region *rows, size_t n, bool busy)
     return ST_OK;
 }
 
-/* Opens every region of t (taken by the caller as busy=false) and marks it ENABLED. */
+/* Opens every region of t and marks it ENABLED; regions that did not open are logged and
+ * left to the chore (ST_OK unless the state cannot be written). */
 static int open_table(master *m, m_table *t)
 {
     pthread_mutex_lock(&m->mu);
@@ -239,9 +240,11 @@ static int open_table(master *m, m_table *t)
     if (rc != ST_OK)
         snprintf(why, sizeof(why), "%s", st_errmsg());
     int rc2 = set_table_state(m, t, META_TABLE_ENABLED);
+    /* The table is enabled either way and the chore keeps opening what did not open; an
+     * error here would make the caller retry a DDL that has been done. */
     if (rc != ST_OK)
-        return st_error(rc, "table %s is enabled but not every region opened (the master keeps "
-                        "trying): %s", t->name, why);
+        LOG_WARN("master %s: table %s is enabled but not every region opened yet (the master "
+                 "keeps trying): %s", m->name, t->name, why);
     return rc2;
 }
 

@@ -105,6 +105,7 @@ struct master {
     meta *meta;
     atomic_bool active;
     atomic_bool stopping;
+    _Atomic int64_t lease_ns; /* send time (clock_mono_ns) of the last answered ping */
     int64_t active_since_ms;
     char cluster_id[40];
 
@@ -132,9 +133,11 @@ struct master {
 /* ---- master.c ---- */
 /* ST_NOT_SERVING naming the active master unless this one is active. */
 int master_check_active(master *m);
-/* Self-fencing: ST_OK if ZooKeeper was heard from recently enough (pinging it if not);
- * else ST_NOT_SERVING. */
+/* Self-fencing: ST_OK if ZooKeeper answered a ping SENT recently enough (pinging it if
+ * not); else ST_NOT_SERVING. */
 int master_check_lease(master *m);
+/* Pings ZooKeeper; on an answer, the ping's send time renews the lease (lease_ns). */
+int master_ping(master *m);
 /* Writes regions to meta (atomically) after the lease check. */
 int master_persist(master *m, const meta_region *rows, size_t n);
 /* The table's schema unpacked (free with strata__admin__table_schema__free_unpacked). */
@@ -152,7 +155,8 @@ void master_table_free(m_table *t);
  * master_tables_release. NULL/0 if none or out of memory. */
 m_table **master_tables_hold(master *m, size_t *n);
 void master_tables_release(master *m, m_table **v, size_t n);
-/* Waits (mu held) until at most `own` holders (the caller's own) hold t. */
+/* Waits (mu held) until at most `own` holders (the caller's own) hold t and no operation
+ * has one of its regions (busy). */
 void master_table_wait_unused(master *m, m_table *t, int own);
 /* Normalises a table name: "t" -> "default:t". ST_INVALID_ARGUMENT for a bad name. */
 int master_qualify(const char *name, char *out, size_t cap);

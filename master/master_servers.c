@@ -235,8 +235,16 @@ static void servers_sync(master *m)
     char *rspath = zk_path(m->parent, "rs");
     char **names = NULL;
     size_t n = 0;
+    /* Cleared before the list is read: a change the watch reports after the read below
+     * started sets it again and is not lost. */
+    pthread_mutex_lock(&m->mu);
+    m->rs_changed = false;
+    pthread_mutex_unlock(&m->mu);
     if (!rspath || zk_children(m->z, rspath, &names, &n) != ST_OK) {
         LOG_WARN("master %s: cannot list region servers: %s", m->name, st_errmsg());
+        pthread_mutex_lock(&m->mu);
+        m->rs_changed = true; /* read again on the next pass */
+        pthread_mutex_unlock(&m->mu);
         free(rspath);
         return;
     }
@@ -247,7 +255,6 @@ static void servers_sync(master *m)
     bool *known = calloc(n ? n : 1, sizeof(*known));
     for (size_t i = 0; known && i < n; i++)
         known[i] = master_server_find(m, names[i]) != NULL || master_crash_pending(m, names[i]);
-    m->rs_changed = false;
     pthread_mutex_unlock(&m->mu);
     for (size_t i = 0; data && lens && known && i < n; i++) {
         if (known[i])
@@ -427,7 +434,11 @@ static void drop_owner_nodes(master *m, const char *name)
 
 int master_crash_recover(master *m, const char *name)
 {
-    int rc = split_wals(m, name);
+    /* A master resumed after a pause may hold a stale live set (a server registered
+     * meanwhile looks dead): it must not fence a WAL directory once its session may be gone. */
+    int rc = master_check_lease(m);
+    if (rc == ST_OK)
+        rc = split_wals(m, name);
     if (rc != ST_OK)
         return rc;
     drop_owner_nodes(m, name);

@@ -12,12 +12,15 @@
  *   - a region server stopped gracefully (SIGTERM): its regions reopen elsewhere, data
  *     intact; a region server killed (SIGKILL): its WAL is split and its regions reopen
  *     with every acknowledged write;
+ *   - a region of a killed region server is not assigned elsewhere (not even by an explicit
+ *     AssignRegion) before that server's WAL is split;
  *   - heartbeats carry each server's regions and request counts to the master; a region
  *     server paused past its session is declared dead, its regions reopen elsewhere with
  *     every write, and once resumed it exits;
  *   - the active master killed (SIGKILL): a backup is active within the session timeout
  *     plus a few seconds, reads and writes on cached locations never fail, DDL works after;
- *   - the whole cluster stopped and started again: tables, regions and data come back;
+ *   - the whole cluster stopped and started again: tables, regions and data come back,
+ *     rows are found in regions whose meta rows are not in start-key order;
  *   - DDL: namespaces, create/describe/list/alter/disable/enable/truncate/drop, flush,
  *     compact, assign/unassign, status; and every kind of bad input answered with a clear
  *     error that changes nothing.
@@ -482,6 +485,77 @@ static void test_graceful_stop_and_crash(void **state)
     assert_int_equal(tc_stop(c), ST_OK);
 }
 
+/* Whether the master lists name among the dead servers. */
+static bool master_says_dead(strata_admin *a, const char *name)
+{
+    Strata__Master__GetClusterStatusResponse *st = NULL;
+    if (strata_admin_cluster_status(a, &st) != ST_OK)
+        return false;
+    bool dead = false;
+    for (size_t i = 0; i < st->n_dead_server && !dead; i++) {
+        char s[SERVER_NAME_MAX];
+        fmt_server(st->dead_server[i], s, sizeof(s));
+        dead = strcmp(s, name) == 0;
+    }
+    strata_admin_free_msg(st);
+    return dead;
+}
+
+/* A region of a dead server whose WALs are not split yet is not opened elsewhere, not even
+ * on an explicit AssignRegion: it would serve without the edits only that WAL holds. */
+static void test_assign_waits_for_wal_split(void **state)
+{
+    tc_cluster *c = start_cluster(1, 2);
+    strata_admin *a = admin_for(c);
+    create_table(a, "ws", "cf", 1);
+    wait_all_open(a, "ws", 30000);
+    strata_client_t *cl = client_for(c);
+    write_rows(cl, "ws", 0, 50); /* unflushed: only in the server's WAL */
+
+    Strata__Master__GetTableRegionsResponse *r = NULL;
+    assert_int_equal(strata_admin_table_regions(a, "ws", &r), ST_OK);
+    char enc[64], victim[SERVER_NAME_MAX], prefix[300], name[16];
+    snprintf(enc, sizeof(enc), "%s", r->location[0]->region->encoded_name);
+    fmt_server(r->location[0]->server, victim, sizeof(victim));
+    strata_admin_free_msg(r);
+    server_prefix_of(a, "ws", 0, prefix, sizeof(prefix));
+    snprintf(name, sizeof(name), "rs-%d", rs_index_of(c, a, prefix));
+
+    /* A non-empty directory where the fence would rename the WAL directory: the split
+     * fails (and is retried) until it goes. */
+    char blocker[1400], fenced[1300];
+    snprintf(fenced, sizeof(fenced), "%s/root/WALs/%s-splitting", tc_dir(c), victim);
+    snprintf(blocker, sizeof(blocker), "%s/blocker", fenced);
+    assert_int_equal(mkdir(fenced, 0755), 0);
+    assert_int_equal(mkdir(blocker, 0755), 0);
+
+    assert_int_equal(tc_kill(c, name), ST_OK);
+    int64_t until = clock_now_ms() + SESSION_MS + 20000;
+    while (!master_says_dead(a, victim)) {
+        if (clock_now_ms() > until)
+            fail_msg("the master did not declare %s dead", victim);
+        clock_sleep_ms(100);
+    }
+    clock_sleep_ms(300); /* a recovery pass has failed on the blocker */
+
+    Strata__Master__AssignRegionRequest req = STRATA__MASTER__ASSIGN_REGION_REQUEST__INIT;
+    req.encoded_name = enc;
+    ProtobufCMessage *resp = NULL;
+    int rc = strata_admin_call(a, "MasterService.AssignRegion", &req.base,
+                               &strata__master__assign_region_response__descriptor, 2000, &resp);
+    strata_admin_free_msg(resp);
+    if (rc == ST_OK)
+        fail_msg("region %s of dead server %s was assigned before its WAL was split", enc, victim);
+
+    assert_int_equal(rmdir(blocker), 0);
+    assert_int_equal(rmdir(fenced), 0);
+    wait_moved_off(a, "ws", prefix, 30000);
+    verify_rows(cl, "ws", 0, 50);
+    strata_client_close(cl);
+    strata_admin_close(a);
+    assert_int_equal(tc_stop(c), ST_OK);
+}
+
 static bool log_has(tc_cluster *c, const char *name, const char *needle)
 {
     char path[1200];
@@ -605,6 +679,46 @@ static int run_tool(const char *fmt, ...)
     return system(cmd);
 }
 
+static int create_with_splits(strata_admin *a, const char *name, const char *const *keys, size_t n);
+
+/* Rows around split keys "a" < "a!" (meta sorts the row of "a!" before that of "a"). */
+static const char *const ord_rows[] = {"0", "a", "a ", "a!", "a!x", "b"};
+
+static void ord_put_all(strata_client_t *cl)
+{
+    strata_table_t *t = strata_table_open(cl, "ord");
+    for (size_t i = 0; i < sizeof(ord_rows) / sizeof(ord_rows[0]); i++) {
+        char *err = NULL;
+        strata_mutation_t *m = strata_put_create(ord_rows[i], strlen(ord_rows[i]));
+        strata_put_add(m, "cf", 2, "q", 1, STRATA_LATEST_TIMESTAMP, ord_rows[i], strlen(ord_rows[i]));
+        strata_table_put(t, m, &err);
+        strata_mutation_destroy(m);
+        if (err)
+            fail_msg("put '%s': %s", ord_rows[i], err);
+    }
+    strata_table_close(t);
+}
+
+/* Last row first: a lookup of "0" would prefetch (and cache) every region. */
+static void ord_check_all(strata_client_t *cl)
+{
+    strata_table_t *t = strata_table_open(cl, "ord");
+    for (size_t i = sizeof(ord_rows) / sizeof(ord_rows[0]); i-- > 0;) {
+        char *err = NULL;
+        strata_get_t *g = strata_get_create(ord_rows[i], strlen(ord_rows[i]));
+        strata_result_t *res = strata_table_get(t, g, &err);
+        strata_get_destroy(g);
+        if (err)
+            fail_msg("get '%s': %s", ord_rows[i], err);
+        size_t len = 0;
+        const char *v = res ? strata_result_value(res, "cf", 2, "q", 1, &len) : NULL;
+        if (!v || len != strlen(ord_rows[i]) || memcmp(v, ord_rows[i], len) != 0)
+            fail_msg("row '%s' of ord lost or wrong", ord_rows[i]);
+        strata_result_destroy(res);
+    }
+    strata_table_close(t);
+}
+
 static void test_restart_whole_cluster(void **state)
 {
     const char *bin = getenv("STRATA_BIN");
@@ -613,8 +727,11 @@ static void test_restart_whole_cluster(void **state)
     create_table(a, "keep", "cf", 5);
     assert_int_equal(strata_admin_create_namespace(a, "ns1"), ST_OK);
     create_table(a, "ns1:other", "cf,cg", 1);
+    const char *ord_keys[] = {"a", "a!"};
+    assert_int_equal(create_with_splits(a, "ord", ord_keys, 2), ST_OK);
     strata_client_t *cl = client_for(c);
     write_rows(cl, "keep", 0, 500);
+    ord_put_all(cl);
     strata_client_close(cl);
     strata_admin_close(a);
 
@@ -628,7 +745,7 @@ static void test_restart_whole_cluster(void **state)
     wait_all_open(a, "ns1:other", 60000);
     Strata__Master__ListTablesResponse *lt = NULL;
     assert_int_equal(strata_admin_list_tables(a, NULL, &lt), ST_OK);
-    assert_int_equal(lt->n_table, 2);
+    assert_int_equal(lt->n_table, 3);
     strata_admin_free_msg(lt);
     Strata__Master__DescribeTableResponse *d = NULL;
     assert_int_equal(strata_admin_describe_table(a, "ns1:other", &d), ST_OK);
@@ -641,6 +758,9 @@ static void test_restart_whole_cluster(void **state)
     strata_admin_free_msg(r);
     cl = client_for(c);
     verify_rows(cl, "keep", 0, 500);
+    /* The new master orders regions by start key, not by meta row: each row is found. */
+    wait_all_open(a, "ord", 60000);
+    ord_check_all(cl);
     check_open_once(c, a, "default:keep", 5);
     strata_client_close(cl);
     strata_admin_close(a);
@@ -888,6 +1008,7 @@ int main(void)
         cmocka_unit_test(test_ddl),
         cmocka_unit_test(test_moves_under_load),
         cmocka_unit_test(test_graceful_stop_and_crash),
+        cmocka_unit_test(test_assign_waits_for_wal_split),
         cmocka_unit_test(test_heartbeats_and_paused_server),
         cmocka_unit_test(test_kill_active_master),
         cmocka_unit_test(test_restart_whole_cluster),

@@ -51,6 +51,9 @@ static const config_key master_keys[] = {
      "meta writes are refused when ZooKeeper has not been heard from for this fraction of "
      "the session timeout"},
     {"master.block.cache.size", CONFIG_SIZE, "16m", "block cache of the meta region"},
+    {"master.reconcile.grace.ms", CONFIG_INT, "10000",
+     "a region server's report is compared with meta only for regions whose state is older "
+     "than this"},
 };
 
 int master_config_define(config *c)
@@ -108,8 +111,10 @@ static int read_settings(master *m, const config *c)
     m->fence_fraction = config_get_double(c, "master.fence.fraction");
     m->handler_threads = (int)config_get_int64(c, "master.handler.threads");
     m->block_cache_bytes = config_get_size(c, "master.block.cache.size");
+    m->reconcile_grace_ms = config_get_int64(c, "master.reconcile.grace.ms");
     if (m->session_timeout_ms < 400 || m->chore_ms < 10 || m->rpc_timeout_ms < 100 ||
         m->assign_attempts < 1 || m->handler_threads < 1 || m->fence_fraction <= 0 ||
+        m->reconcile_grace_ms < 0 ||
         m->fence_fraction > 1)
         return st_error(ST_INVALID_ARGUMENT,
                         "master settings out of range (zk.session.timeout.ms >= 400, "

@@ -5,6 +5,9 @@
  * region that is not where its table state wants it (master_repair): unassigned regions of
  * enabled tables are opened, open regions of disabled tables closed, OPENING/CLOSING left
  * by an earlier master finished, FAILED_OPEN retried after master.failed.open.retry.ms.
+ * Before the repair, each live server's last report is compared with meta (reconcile):
+ * a region meta places on a server that no longer serves it is closed in meta (and so
+ * reopened), a region a server serves that meta places nowhere is adopted.
  * Regions a DDL or another operation has (busy) and tables a DDL has are skipped.
  *
  * Thread-safety: one chore thread per active master.
@@ -86,6 +89,104 @@ static void repair_regions(master *m)
     master_tables_release(m, tables, nt);
 }
 
+/* ---- reports against meta ---- */
+
+typedef struct recon_job {
+    char encoded[64];
+    char server[SERVER_NAME_MAX];
+    char addr[300];
+    bool adopt; /* the server has it but meta does not say so (else: meta says so, it has not) */
+} recon_job;
+
+static bool in_report(const m_server *s, const char *encoded)
+{
+    for (size_t i = 0; i < s->report->n_region; i++)
+        if (strcmp(s->report->region[i]->encoded_name, encoded) == 0)
+            return true;
+    return false;
+}
+
+/* Jobs for regions whose state is older than the grace and that a report contradicts
+ * (mu held). */
+static size_t collect_jobs(master *m, recon_job **out)
+{
+    size_t n = 0, cap = 0;
+    recon_job *v = NULL;
+    for (size_t si = 0; si < m->nservers; si++) {
+        const m_server *s = m->servers[si];
+        if (!s->reported || !s->report || s->stopping)
+            continue;
+        for (size_t ti = 0; ti < m->ntables; ti++) {
+            const m_table *t = m->tables[ti];
+            for (size_t j = 0; !t->busy && j < t->n; j++) {
+                const m_region *r = t->regions[j];
+                if (r->busy || r->since_ms + m->reconcile_grace_ms >= s->report_ms)
+                    continue;
+                bool here = r->mr.state == META_OPEN && strcmp(r->mr.server, s->name) == 0;
+                bool reported = in_report(s, r->mr.encoded_name);
+                bool adopt = reported && !here && !r->mr.server[0];
+                if (!(here && !reported) && !adopt)
+                    continue;
+                if (n == cap) {
+                    cap = cap ? cap * 2 : 8;
+                    recon_job *nv = realloc(v, cap * sizeof(*v));
+                    if (!nv)
+                        break;
+                    v = nv;
+                }
+                snprintf(v[n].encoded, sizeof(v[n].encoded), "%s", r->mr.encoded_name);
+                snprintf(v[n].server, sizeof(v[n].server), "%s", s->name);
+                snprintf(v[n].addr, sizeof(v[n].addr), "%s", s->addr);
+                v[n].adopt = adopt;
+                n++;
+            }
+        }
+    }
+    *out = v;
+    return n;
+}
+
+/* Asks the server whether it serves the region now: ST_OK (it does), ST_NOT_SERVING (it
+ * does not), or another failure (unknown). */
+static int serves(master *m, const recon_job *j)
+{
+    Strata__Admin__GetRegionInfoRequest req = STRATA__ADMIN__GET_REGION_INFO_REQUEST__INIT;
+    req.encoded_name = (char *)j->encoded;
+    return master_rs_call(m, j->addr, "AdminService.GetRegionInfo", &req.base, NULL, NULL);
+}
+
+/* A region meta places on S that S's report lacks is checked with S and, if S does not
+ * serve it, closed in meta (and reopened by the repair). A region a server reports that
+ * meta places nowhere (an open whose answer was lost) is checked and adopted there; if its
+ * table is disabled the repair then closes it. */
+static void reconcile(master *m)
+{
+    recon_job *jobs = NULL;
+    pthread_mutex_lock(&m->mu);
+    size_t n = collect_jobs(m, &jobs);
+    pthread_mutex_unlock(&m->mu);
+    for (size_t i = 0; i < n && !atomic_load(&m->stopping); i++) {
+        const recon_job *j = &jobs[i];
+        m_region *r = NULL;
+        if (master_region_take(m, j->encoded, &r, NULL) != ST_OK)
+            continue;
+        bool here = r->mr.state == META_OPEN && strcmp(r->mr.server, j->server) == 0;
+        bool still = j->adopt ? !r->mr.server[0] : here;
+        int rc = still ? serves(m, j) : ST_INTERNAL;
+        if (still && j->adopt && rc == ST_OK) {
+            LOG_WARN("master %s: region %s is open on %s though meta placed it nowhere; adopted",
+                     m->name, j->encoded, j->server);
+            master_set_state(m, r, META_OPEN, j->server);
+        } else if (still && !j->adopt && (rc == ST_NOT_SERVING || rc == ST_NOT_FOUND)) {
+            LOG_WARN("master %s: region %s is not on %s as meta says; closed in meta to reopen it",
+                     m->name, j->encoded, j->server);
+            master_set_state(m, r, META_CLOSED, "");
+        }
+        master_region_give(m, r);
+    }
+    free(jobs);
+}
+
 void *master_chore_main(void *arg)
 {
     master *m = arg;
@@ -106,6 +207,7 @@ void *master_chore_main(void *arg)
             master_ping(m); /* keeps the lease fresh */
         first = false;
         run_recoveries(m);
+        reconcile(m);
         repair_regions(m);
         pthread_mutex_lock(&m->mu);
         if (!m->chore_stop && !m->rs_changed) {

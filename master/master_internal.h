@@ -90,6 +90,7 @@ struct master {
     int assign_attempts;
     int64_t failed_open_retry_ms;
     double fence_fraction;
+    int64_t reconcile_grace_ms;
     int handler_threads;
     uint64_t block_cache_bytes;
 

@@ -571,9 +571,58 @@ static bool log_has(tc_cluster *c, const char *name, const char *needle)
     return found;
 }
 
+/* One AdminService call straight to a region server. */
+static int rs_call(const char *addr, const char *method, const ProtobufCMessage *req)
+{
+    rpc_client *rpc = NULL;
+    assert_int_equal(rpc_client_new(NULL, &rpc), ST_OK);
+    size_t len = protobuf_c_message_get_packed_size(req);
+    uint8_t *body = malloc(len + 1);
+    protobuf_c_message_pack(req, body);
+    buf_t out = {0};
+    int rc = rpc_client_call(rpc, addr, method, body, len, 10000, &out);
+    free(body);
+    buf_free(&out);
+    rpc_client_free(rpc);
+    return rc;
+}
+
+/* Whether the region server at addr lists the region among its online ones. */
+static bool online_on(const char *addr, const char *enc)
+{
+    Strata__Admin__GetRegionInfoRequest req = STRATA__ADMIN__GET_REGION_INFO_REQUEST__INIT;
+    req.encoded_name = (char *)enc;
+    return rs_call(addr, "AdminService.GetRegionInfo", &req.base) == ST_OK;
+}
+
+/* Waits until meta places the region OPEN on a server that serves it. */
+static void wait_online_somewhere(tc_cluster *c, strata_admin *a, const char *enc, int64_t timeout_ms)
+{
+    (void)c;
+    int64_t until = clock_now_ms() + timeout_ms;
+    for (;;) {
+        Strata__Master__GetClusterStatusResponse *st = NULL;
+        bool found = false;
+        if (strata_admin_cluster_status(a, &st) == ST_OK)
+            for (size_t i = 0; i < st->n_live_server && !found; i++) {
+                char addr[300];
+                snprintf(addr, sizeof(addr), "%s:%u", st->live_server[i]->name->host,
+                         st->live_server[i]->name->port);
+                found = online_on(addr, enc);
+            }
+        strata_admin_free_msg(st);
+        if (found)
+            return;
+        if (clock_now_ms() > until)
+            fail_msg("region %s was not reopened within %lld ms", enc, (long long)timeout_ms);
+        clock_sleep_ms(100);
+    }
+}
+
 static void test_heartbeats_and_paused_server(void **state)
 {
-    static const char *const flags[] = {"--regionserver.report.interval.ms=300", NULL};
+    static const char *const flags[] = {"--regionserver.report.interval.ms=300",
+                                        "--master.reconcile.grace.ms=1000", NULL};
     tc_options o = {.masters = 1, .regionservers = 3, .session_timeout_ms = SESSION_MS,
                     .flags = flags};
     tc_cluster *c = NULL;
@@ -602,6 +651,59 @@ static void test_heartbeats_and_paused_server(void **state)
             fail_msg("heartbeats show %llu writes over %zu regions", (unsigned long long)writes,
                      regions);
         clock_sleep_ms(200);
+    }
+
+    /* A region closed behind the master's back (straight on its server) is noticed in the
+     * server's reports and reopened. */
+    Strata__Master__GetTableRegionsResponse *r = NULL;
+    assert_int_equal(strata_admin_table_regions(a, "hb", &r), ST_OK);
+    char addr[300], enc[64];
+    snprintf(addr, sizeof(addr), "%s:%u", r->location[2]->server->host, r->location[2]->server->port);
+    snprintf(enc, sizeof(enc), "%s", r->location[2]->region->encoded_name);
+    strata_admin_free_msg(r);
+    Strata__Admin__CloseRegionRequest creq = STRATA__ADMIN__CLOSE_REGION_REQUEST__INIT;
+    creq.encoded_name = enc;
+    assert_int_equal(rs_call(addr, "AdminService.CloseRegion", &creq.base), ST_OK);
+    assert_false(online_on(addr, enc));
+    wait_online_somewhere(c, a, enc, 20000);
+    verify_rows(cl, "hb", 0, 300);
+    check_open_once(c, a, "default:hb", 6);
+
+    /* A region opened straight on a server while meta places it nowhere (its table is
+     * disabled) is adopted and then closed by the master. */
+    create_table(a, "adopt", "cf", 1);
+    assert_int_equal(strata_admin_table_regions(a, "adopt", &r), ST_OK);
+    Strata__Admin__RegionInfo ri = *r->location[0]->region;
+    snprintf(enc, sizeof(enc), "%s", ri.encoded_name);
+    ri.encoded_name = enc;
+    char table[64];
+    snprintf(table, sizeof(table), "%s", ri.table);
+    ri.table = table;
+    uint8_t sk[1], ek[1];
+    ri.start_key.data = sk;
+    ri.end_key.data = ek;
+    snprintf(addr, sizeof(addr), "%s:%u", r->location[0]->server->host, r->location[0]->server->port);
+    strata_admin_free_msg(r);
+    assert_int_equal(strata_admin_disable_table(a, "adopt"), ST_OK);
+    assert_false(online_on(addr, enc));
+    Strata__Admin__TableSchema *schema = NULL;
+    assert_int_equal(strata_admin_schema_new("default:adopt", "cf", &schema), ST_OK);
+    Strata__Admin__OpenRegionRequest__RegionOpenInfo oi =
+        STRATA__ADMIN__OPEN_REGION_REQUEST__REGION_OPEN_INFO__INIT;
+    oi.region = &ri;
+    oi.schema = schema;
+    Strata__Admin__OpenRegionRequest__RegionOpenInfo *ois[1] = {&oi};
+    Strata__Admin__OpenRegionRequest oreq = STRATA__ADMIN__OPEN_REGION_REQUEST__INIT;
+    oreq.n_open_info = 1;
+    oreq.open_info = ois;
+    assert_int_equal(rs_call(addr, "AdminService.OpenRegion", &oreq.base), ST_OK);
+    strata_admin_schema_free(schema);
+    assert_true(online_on(addr, enc));
+    int64_t deadline = clock_now_ms() + 20000;
+    while (online_on(addr, enc)) {
+        if (clock_now_ms() > deadline)
+            fail_msg("region %s opened behind the master's back is still open on %s", enc, addr);
+        clock_sleep_ms(100);
     }
 
     /* A paused server: declared dead, its regions reopen elsewhere with every write; once

@@ -210,8 +210,11 @@ void *master_chore_main(void *arg)
         reconcile(m);
         repair_regions(m);
         pthread_mutex_lock(&m->mu);
-        if (!m->chore_stop && !m->rs_changed) {
-            struct timespec until = clock_realtime_after_ms(m->chore_ms);
+        if (!m->chore_stop) {
+            /* Servers changed again (or reading them failed): look again soon, but never
+             * spin while ZooKeeper is unreachable. */
+            int64_t wait = m->rs_changed ? (m->chore_ms < 100 ? m->chore_ms : 100) : m->chore_ms;
+            struct timespec until = clock_realtime_after_ms(wait);
             pthread_cond_timedwait(&m->chore_cv, &m->mu, &until);
         }
         pthread_mutex_unlock(&m->mu);

@@ -177,6 +177,15 @@ static void netns_cluster(void **state)
         print_message("SKIP: the netns cluster needs root, iproute2's ip and STRATA_BIN\n");
         skip();
     }
+    /* Root without CAP_NET_ADMIN (an unprivileged container) cannot make namespaces. */
+    char probe[160];
+    snprintf(probe, sizeof(probe),
+             "ip netns add strata-probe-%ld >/dev/null 2>&1 && ip netns del strata-probe-%ld",
+             (long)getpid(), (long)getpid());
+    if (system(probe) != 0) {
+        print_message("SKIP: this machine does not allow network namespaces (ip netns add failed)\n");
+        skip();
+    }
     char script[PATH_MAX + 64], limit[16], *out = NULL;
     snprintf(script, sizeof(script), "%s/deploy/netns-cluster.sh", repo_dir);
     snprintf(limit, sizeof(limit), "%d", NETNS_LIMIT_S - 20);

@@ -65,6 +65,47 @@ static bool needs_repair(master *m, const m_table *t, const m_region *r, int64_t
     return false;
 }
 
+/* A DDL cut off by a master failover leaves its table ENABLING or DISABLING: once no DDL has
+ * the table and every region is where the state wants it, the state is finished. */
+static void finish_table_states(master *m, m_table **tables, size_t nt)
+{
+    for (size_t i = 0; i < nt; i++) {
+        m_table *t = tables[i];
+        pthread_mutex_lock(&m->mu);
+        bool enabling = t->state == META_TABLE_ENABLING, disabling = t->state == META_TABLE_DISABLING;
+        bool done = !t->busy && (enabling || disabling);
+        for (size_t j = 0; done && j < t->n; j++) {
+            const m_region *r = t->regions[j];
+            m_server *s = r->mr.server[0] ? master_server_find(m, r->mr.server) : NULL;
+            done = enabling ? (r->mr.state == META_OPEN && s && s->reported)
+                            : (!r->mr.server[0] && r->mr.state != META_OPENING &&
+                               r->mr.state != META_CLOSING);
+        }
+        if (done)
+            t->busy = true; /* as a DDL would, while the state is written */
+        pthread_mutex_unlock(&m->mu);
+        if (!done)
+            continue;
+        meta_table_state st = enabling ? META_TABLE_ENABLED : META_TABLE_DISABLED;
+        int rc = master_check_lease(m);
+        if (rc == ST_OK)
+            rc = meta_set_table_state(m->meta, t->name, st);
+        pthread_mutex_lock(&m->mu);
+        if (rc == ST_OK)
+            t->state = st;
+        t->busy = false;
+        pthread_cond_broadcast(&m->cv);
+        pthread_mutex_unlock(&m->mu);
+        if (rc == ST_OK) {
+            master_mirror_table_state(m, t->name, st);
+            LOG_INFO("master %s: table %s is %s (finished after a master change)", m->name,
+                     t->name, meta_table_state_name(st));
+        }
+        else
+            LOG_WARN("master %s: table %s: %s", m->name, t->name, st_errmsg());
+    }
+}
+
 static void repair_regions(master *m)
 {
     size_t nt = 0;
@@ -86,6 +127,7 @@ static void repair_regions(master *m)
         }
         free(v);
     }
+    finish_table_states(m, tables, nt);
     master_tables_release(m, tables, nt);
 }
 

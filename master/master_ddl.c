@@ -54,7 +54,7 @@ static void give_table(master *m, m_table *t)
     pthread_mutex_unlock(&m->mu);
 }
 
-static void mirror_state(master *m, const char *table, meta_table_state st)
+void master_mirror_table_state(master *m, const char *table, meta_table_state st)
 {
     char *rel = NULL, *path = NULL;
     const char *s = meta_table_state_name(st);
@@ -76,7 +76,7 @@ static int set_table_state(master *m, m_table *t, meta_table_state st)
     pthread_mutex_lock(&m->mu);
     t->state = st;
     pthread_mutex_unlock(&m->mu);
-    mirror_state(m, t->name, st);
+    master_mirror_table_state(m, t->name, st);
     master_chore_wake(m);
     return ST_OK;
 }
@@ -345,7 +345,7 @@ int master_create_table(master *m, const Strata__Master__CreateTableRequest *req
     pthread_mutex_unlock(&m->mu);
     if (rc != ST_OK)
         goto done;
-    mirror_state(m, name, META_TABLE_ENABLING);
+    master_mirror_table_state(m, name, META_TABLE_ENABLING);
     LOG_INFO("master %s: created table %s with %zu regions", m->name, name, nkeys + 1);
     rc = open_table(m, t);
     give_table(m, t);

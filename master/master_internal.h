@@ -233,6 +233,8 @@ int master_disable_table(master *m, const char *table);
 int master_truncate_table(master *m, const char *table, bool preserve_splits);
 int master_modify_table(master *m, const Strata__Admin__TableSchema *schema);
 int master_create_namespace(master *m, const char *ns);
+/* Mirrors a table's state into <parent>/table/<name> (docs/znodes.md); best effort. */
+void master_mirror_table_state(master *m, const char *table, meta_table_state st);
 int master_delete_namespace(master *m, const char *ns);
 
 /* ---- master_http.c: status pages and metrics (docs/http.md) ---- */

@@ -19,6 +19,8 @@
  *     every write, and once resumed it exits;
  *   - the active master killed (SIGKILL): a backup is active within the session timeout
  *     plus a few seconds, reads and writes on cached locations never fail, DDL works after;
+ *   - the active master killed in the middle of a create and of a disable: the next one
+ *     finishes both from meta (every region open exactly once / closed, table state final);
  *   - the whole cluster stopped and started again: tables, regions and data come back,
  *     rows are found in regions whose meta rows are not in start-key order;
  *   - DDL: namespaces, create/describe/list/alter/disable/enable/truncate/drop, flush,
@@ -771,6 +773,100 @@ static void test_kill_active_master(void **state)
     assert_int_equal(tc_stop(c), ST_OK);
 }
 
+typedef struct ddl_call {
+    tc_cluster *c;
+    const char *table;
+    int what; /* 0 create (24 regions), 1 disable */
+    int rc;
+    pthread_t th;
+} ddl_call;
+
+static void *ddl_main(void *arg)
+{
+    ddl_call *d = arg;
+    strata_admin *a = NULL;
+    if (strata_admin_open(tc_quorum(d->c), tc_parent(d->c), &a) != ST_OK)
+        return NULL;
+    if (d->what == 0) {
+        Strata__Admin__TableSchema *s = NULL;
+        if (strata_admin_schema_new(d->table, "cf", &s) == ST_OK)
+            d->rc = strata_admin_create_table_presplit(a, s, 24, NULL);
+        strata_admin_schema_free(s);
+    } else {
+        d->rc = strata_admin_disable_table(a, d->table);
+    }
+    strata_admin_close(a);
+    return NULL;
+}
+
+/* Waits until the table's state is want. */
+static void wait_table_state(strata_admin *a, const char *table, int want, int64_t timeout_ms)
+{
+    int64_t until = clock_now_ms() + timeout_ms;
+    for (;;) {
+        Strata__Master__DescribeTableResponse *d = NULL;
+        int st = -1;
+        if (strata_admin_describe_table(a, table, &d) == ST_OK)
+            st = d->table->state;
+        strata_admin_free_msg(d);
+        if (st == want)
+            return;
+        if (clock_now_ms() > until)
+            fail_msg("table %s: state %d, not %d after %lld ms", table, st, want,
+                     (long long)timeout_ms);
+        clock_sleep_ms(100);
+    }
+}
+
+/* A master killed in the middle of a DDL: the next one finishes the regions' moves and the
+ * table's state from what meta holds. */
+static void test_master_killed_mid_ddl(void **state)
+{
+    tc_cluster *c = start_cluster(2, 3);
+    strata_admin *a = admin_for(c);
+    ddl_call d = {.c = c, .table = "mid", .what = 0};
+    assert_int_equal(pthread_create(&d.th, NULL, ddl_main, &d), 0);
+    /* kill the active master once the table's row is in meta, while its regions open */
+    int64_t until = clock_now_ms() + 20000;
+    for (;;) {
+        Strata__Master__DescribeTableResponse *dt = NULL;
+        int rc = strata_admin_describe_table(a, "mid", &dt);
+        strata_admin_free_msg(dt);
+        if (rc == ST_OK)
+            break;
+        if (clock_now_ms() > until)
+            fail_msg("table mid never appeared");
+        clock_sleep_ms(2);
+    }
+    assert_int_equal(tc_kill(c, "master-active"), ST_OK);
+    pthread_join(d.th, NULL);
+    wait_table_state(a, "mid", STRATA__MASTER__TABLE_STATE__ENABLED, SESSION_MS + 30000);
+    wait_all_open(a, "mid", 30000);
+    check_open_once(c, a, "default:mid", 24);
+    strata_client_t *cl = client_for(c);
+    write_rows(cl, "mid", 0, 200);
+    verify_rows(cl, "mid", 0, 200);
+
+    /* and in the middle of a disable */
+    tc_restart(c, "master-1");
+    tc_restart(c, "master-2");
+    d = (ddl_call){.c = c, .table = "mid", .what = 1};
+    assert_int_equal(pthread_create(&d.th, NULL, ddl_main, &d), 0);
+    clock_sleep_ms(20);
+    assert_int_equal(tc_kill(c, "master-active"), ST_OK);
+    pthread_join(d.th, NULL);
+    wait_table_state(a, "mid", STRATA__MASTER__TABLE_STATE__DISABLED, SESSION_MS + 30000);
+    Strata__Master__GetClusterStatusResponse *st = NULL;
+    assert_int_equal(strata_admin_cluster_status(a, &st), ST_OK);
+    for (size_t i = 0; i < st->n_live_server; i++)
+        for (size_t j = 0; j < st->live_server[i]->n_region; j++)
+            assert_true(strcmp(st->live_server[i]->region[j]->table, "default:mid") != 0);
+    strata_admin_free_msg(st);
+    strata_client_close(cl);
+    strata_admin_close(a);
+    assert_int_equal(tc_stop(c), ST_OK);
+}
+
 static int run_tool(const char *fmt, ...)
 {
     char cmd[2048];
@@ -1113,6 +1209,7 @@ int main(void)
         cmocka_unit_test(test_assign_waits_for_wal_split),
         cmocka_unit_test(test_heartbeats_and_paused_server),
         cmocka_unit_test(test_kill_active_master),
+        cmocka_unit_test(test_master_killed_mid_ddl),
         cmocka_unit_test(test_restart_whole_cluster),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

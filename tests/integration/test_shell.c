@@ -23,7 +23,9 @@
  *     non-zero status and one "ERROR:" line; a script stops at the first failure; -e and
  *     file scripts; `exit N`; an unreachable cluster fails within the connect timeout;
  *     no cluster contact for commands that need none; settings from STRATA_ZK_QUORUM and
- *     a config file.
+ *     a config file;
+ *   - interactive on a terminal (a pseudo-terminal): the banner and numbered prompts, and the
+ *     history file written at exit; with stdin not a terminal and without -n, no prompt.
  *
  * Needs STRATA_BIN (set by CTest); skipped without it.
  */
@@ -34,9 +36,14 @@
 #include <cmocka.h>
 
 #include <ctype.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -816,6 +823,81 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* ---- interactive ---- */
+
+/* Runs the shell on a pseudo-terminal with HOME=home, typing input; returns what the
+ * terminal showed (malloc'ed). Bounded: 20 s. */
+static char *run_on_pty(const char *home, const char *input)
+{
+    const char *bin = getenv("STRATA_BIN");
+    int fd = -1;
+    pid_t pid = forkpty(&fd, NULL, NULL, NULL);
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv("HOME", home, 1);
+        execl(bin, bin, "shell", "--dir", tc_dir(cluster), (char *)NULL);
+        _exit(127);
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *out = calloc(1, cap);
+    assert_true(write(fd, input, strlen(input)) == (ssize_t)strlen(input));
+    int64_t until = clock_now_ms() + 20000;
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = poll(&p, 1, 200);
+        if (r > 0) {
+            ssize_t n = read(fd, out + len, cap - len - 1);
+            if (n <= 0)
+                break; /* EIO once the shell has exited */
+            len += (size_t)n;
+        }
+        if (clock_now_ms() > until) {
+            kill(pid, SIGKILL);
+            break;
+        }
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    close(fd);
+    out[len] = 0;
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    return out;
+}
+
+static void test_interactive_terminal(void **state)
+{
+    (void)state;
+    need_cluster();
+    char home[300];
+    snprintf(home, sizeof(home), "%s/home", tmpdir);
+    mkdir(home, 0700);
+    char *out = run_on_pty(home, "version\nlist\nexit\n");
+    assert_non_null(strstr(out, "Strata Shell"));
+    assert_non_null(strstr(out, "strata(main):001:0> "));
+    assert_non_null(strstr(out, "strata(main):002:0> "));
+    assert_non_null(strstr(out, "TABLE"));
+    free(out);
+    char hist[400];
+    snprintf(hist, sizeof(hist), "%s/.strata_history", home);
+    char *h = slurp(hist);
+    assert_non_null(strstr(h, "version"));
+    assert_non_null(strstr(h, "list"));
+    free(h);
+
+    /* stdin not a terminal, no -n: no banner, no prompt */
+    char cmd[1200];
+    snprintf(cmd, sizeof(cmd), "echo version | HOME=%s %s shell --dir %s 2>&1", home,
+             getenv("STRATA_BIN"), tc_dir(cluster));
+    FILE *p = popen(cmd, "r");
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, p);
+    buf[n] = 0;
+    assert_int_equal(pclose(p), 0);
+    assert_null(strstr(buf, "strata(main)"));
+    assert_non_null(strstr(buf, "0.1.0"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -827,6 +909,7 @@ int main(void)
         cmocka_unit_test(test_admin_tools_and_status),
         cmocka_unit_test(test_errors_exit_codes_and_modes),
         cmocka_unit_test(test_unreachable_and_settings),
+        cmocka_unit_test(test_interactive_terminal),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -111,6 +111,13 @@ uint8_t *server_info_encode(const server_name *s, uint32_t http_port, uint64_t r
     return out;
 }
 
+void server_name_format_proto(const Strata__Master__ServerName *p, char *out, size_t cap)
+{
+    server_name sn = {.port = (uint16_t)p->port, .start_code = p->start_code};
+    snprintf(sn.host, sizeof(sn.host), "%s", p->host ? p->host : "");
+    server_name_format(&sn, out, cap);
+}
+
 int server_info_decode(const uint8_t *data, size_t len, server_name *out, uint32_t *http_port)
 {
     memset(out, 0, sizeof(*out));

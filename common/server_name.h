@@ -30,6 +30,10 @@ int server_name_parse(const char *text, server_name *out);
 int server_name_same_addr(const server_name *a, const server_name *b);
 int server_name_equal(const server_name *a, const server_name *b);
 
+struct Strata__Master__ServerName;
+/* "host,port,startcode" of a strata.master.ServerName message into out (cap bytes). */
+void server_name_format_proto(const struct Strata__Master__ServerName *p, char *out, size_t cap);
+
 /* Encodes a strata.master.ServerInfo record (the data of /strata/master,
  * /strata/backup-masters/<s> and /strata/rs/<s>): malloc'ed bytes, *len. */
 uint8_t *server_info_encode(const server_name *s, uint32_t http_port, uint64_t registered_ms,

@@ -69,7 +69,7 @@ struct zk {
     pthread_mutex_t mu;
     pthread_cond_t state_cv; /* state changed (zk_open waits on it) */
     pthread_cond_t queue_cv; /* an event queued, a reconnect, or stop */
-    zk_state state;
+    _Atomic zk_state state; /* written under mu (set_state); read lock-free */
     _Atomic int64_t last_heard;
     zk_event *qhead, *qtail;
     zk_watch *watches;
@@ -573,10 +573,7 @@ void zk_close(zk *z)
 
 zk_state zk_get_state(zk *z)
 {
-    pthread_mutex_lock(&z->mu);
-    zk_state st = z->state;
-    pthread_mutex_unlock(&z->mu);
-    return st;
+    return atomic_load(&z->state); /* no lock: region servers ask on every write */
 }
 
 int64_t zk_session_id(zk *z)

@@ -345,30 +345,9 @@ static int recover_master_wals(master *m)
     int rc = fio_mkdirs(wals);
     if (rc == ST_OK)
         rc = fio_list_dir(wals, &names, &n);
-    for (size_t i = 0; rc == ST_OK && i < n; i++) {
-        if (!is_master_wal_dir(names[i]) || strcmp(names[i], mine) == 0)
-            continue;
-        char *dir = NULL, *fenced = NULL;
-        size_t len = strlen(names[i]);
-        bool already = len > 10 && strcmp(names[i] + len - 10, "-splitting") == 0;
-        if (asprintf(&dir, "%s/%s", wals, names[i]) < 0 ||
-            asprintf(&fenced, "%s%s", dir, already ? "" : "-splitting") < 0) {
-            free(dir);
-            rc = st_error(ST_NOMEM, "out of memory");
-            break;
-        }
-        if (!already)
-            rc = fio_rename(dir, fenced);
-        if (rc == ST_OK) {
-            LOG_INFO("master %s: splitting the meta WALs of an earlier master in %s", m->name,
-                     fenced);
-            rc = wal_split(fenced, m->root);
-        }
-        if (rc == ST_OK)
-            rc = fio_remove_tree(fenced);
-        free(dir);
-        free(fenced);
-    }
+    for (size_t i = 0; rc == ST_OK && i < n; i++)
+        if (is_master_wal_dir(names[i]) && strcmp(names[i], mine) != 0)
+            rc = master_fence_and_split(m, names[i]); /* an earlier master's meta edits */
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     free(names);

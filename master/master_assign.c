@@ -127,7 +127,7 @@ int master_rs_call(master *m, const char *addr, const char *method, const Protob
     return rc;
 }
 
-static void region_to_proto(const meta_region *mr, Strata__Admin__RegionInfo *out)
+void master_region_info_proto(const meta_region *mr, Strata__Admin__RegionInfo *out)
 {
     strata__admin__region_info__init(out);
     out->table = (char *)mr->table;
@@ -156,10 +156,7 @@ static int owner_of(master *m, const char *encoded, char *out, size_t cap)
         if (!o) {
             rc = st_error(ST_CORRUPTION, "ownership znode of region %s does not parse", encoded);
         } else {
-            server_name sn = {.port = (uint16_t)o->server->port,
-                              .start_code = o->server->start_code};
-            snprintf(sn.host, sizeof(sn.host), "%s", o->server->host);
-            server_name_format(&sn, out, cap);
+            server_name_format_proto(o->server, out, cap);
             strata__master__region_owner__free_unpacked(o, NULL);
         }
     }
@@ -176,7 +173,7 @@ static int open_on(master *m, m_table *t, m_region *r, const char *server, const
     if (!schema)
         return ST_CORRUPTION;
     Strata__Admin__RegionInfo info;
-    region_to_proto(&r->mr, &info);
+    master_region_info_proto(&r->mr, &info);
     Strata__Admin__OpenRegionRequest__RegionOpenInfo oi =
         STRATA__ADMIN__OPEN_REGION_REQUEST__REGION_OPEN_INFO__INIT;
     oi.region = &info;

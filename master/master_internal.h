@@ -176,6 +176,9 @@ int master_server_pick(master *m, const char *avoid, char *out, size_t cap);
 void master_server_dead(master *m, const char *name);
 /* Whether recovery of name is queued or running (mu held). */
 bool master_crash_pending(master *m, const char *name);
+/* Fences <root>/WALs/<dir_name> (renames it to ...-splitting unless it is already), splits
+ * it into recovered edits and removes it. ST_OK if there was nothing to split. */
+int master_fence_and_split(master *m, const char *dir_name);
 /* Recovers one dead server: fences and splits its WALs, drops its ownership znodes,
  * closes its regions in meta and reassigns those of enabled tables. */
 int master_crash_recover(master *m, const char *name);
@@ -218,6 +221,8 @@ int master_assign_many(master *m, m_table *t, m_region **v, size_t n, master_bul
  * closes it if the table is disabled, finishes an interrupted OPENING/CLOSING. A region
  * on a server that is neither live nor being recovered is left to recovery. */
 int master_repair(master *m, m_table *t, m_region *r);
+/* r's region as a RegionInfo message borrowing r's strings and keys. */
+void master_region_info_proto(const meta_region *r, Strata__Admin__RegionInfo *out);
 /* Asks the region server serving r to flush or compact it. */
 int master_region_admin(master *m, m_region *r, const char *method, bool major);
 

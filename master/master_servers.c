@@ -355,32 +355,43 @@ void master_servers_find_dead(master *m)
 }
 
 /* Fences and splits the WALs of a dead server. */
+int master_fence_and_split(master *m, const char *dir_name)
+{
+    char *dir = NULL, *fenced = NULL;
+    size_t len = strlen(dir_name);
+    bool already = len > 10 && strcmp(dir_name + len - 10, "-splitting") == 0;
+    if (asprintf(&dir, "%s/WALs/%s", m->root, dir_name) < 0 ||
+        asprintf(&fenced, "%s%s", dir, already ? "" : "-splitting") < 0) {
+        free(dir);
+        return st_error(ST_NOMEM, "out of memory");
+    }
+    int rc = already ? ST_OK : fio_rename(dir, fenced);
+    if (rc == ST_NOT_FOUND)
+        rc = ST_OK; /* fenced already, or the server never wrote a WAL */
+    if (rc == ST_OK && access(fenced, F_OK) == 0) {
+        LOG_INFO("master %s: splitting the WALs in %s", m->name, fenced);
+        rc = wal_split(fenced, m->root);
+        if (rc == ST_OK)
+            rc = fio_remove_tree(fenced);
+    }
+    free(dir);
+    free(fenced);
+    return rc;
+}
+
 static int split_wals(master *m, const char *name)
 {
-    char *dir = NULL, *fenced = NULL, *task = NULL, *rel = NULL;
+    char *task = NULL, *rel = NULL;
     int rc = ST_OK;
-    if (asprintf(&dir, "%s/WALs/%s", m->root, name) < 0 ||
-        asprintf(&fenced, "%s-splitting", dir) < 0 || asprintf(&rel, "splitWAL/%s", name) < 0 ||
-        !(task = zk_path(m->parent, rel))) {
+    if (asprintf(&rel, "splitWAL/%s", name) < 0 || !(task = zk_path(m->parent, rel))) {
         rc = st_error(ST_NOMEM, "out of memory");
         goto done;
     }
     rc = zk_create(m->z, task, NULL, 0, ZK_PERSISTENT, NULL, 0);
     if (rc == ST_EXISTS)
         rc = ST_OK;
-    if (rc != ST_OK)
-        goto done;
-    rc = fio_rename(dir, fenced);
-    if (rc == ST_NOT_FOUND)
-        rc = ST_OK; /* fenced already, or the server never wrote a WAL */
-    if (rc != ST_OK)
-        goto done;
-    if (access(fenced, F_OK) == 0) {
-        LOG_INFO("master %s: splitting the WALs of dead server %s", m->name, name);
-        rc = wal_split(fenced, m->root);
-        if (rc == ST_OK)
-            rc = fio_remove_tree(fenced);
-    }
+    if (rc == ST_OK)
+        rc = master_fence_and_split(m, name);
     if (rc == ST_OK)
         rc = zk_delete(m->z, task, -1);
     if (rc == ST_NOT_FOUND)
@@ -388,8 +399,6 @@ static int split_wals(master *m, const char *name)
 done:
     if (rc != ST_OK)
         st_error(rc, "recovering the WALs of dead server %s: %s", name, st_errmsg());
-    free(dir);
-    free(fenced);
     free(task);
     free(rel);
     return rc;
@@ -415,11 +424,8 @@ static void drop_owner_nodes(master *m, const char *name)
         if (zk_get(m->z, p, &data, &len, NULL) == ST_OK) {
             Strata__Master__RegionOwner *o = strata__master__region_owner__unpack(NULL, len, data);
             if (o) {
-                server_name sn = {.port = (uint16_t)o->server->port,
-                                  .start_code = o->server->start_code};
-                snprintf(sn.host, sizeof(sn.host), "%s", o->server->host);
                 char owner[SERVER_NAME_MAX];
-                server_name_format(&sn, owner, sizeof(owner));
+                server_name_format_proto(o->server, owner, sizeof(owner));
                 if (strcmp(owner, name) == 0)
                     zk_delete(m->z, p, -1);
                 strata__master__region_owner__free_unpacked(o, NULL);
@@ -510,10 +516,8 @@ int master_handle_report(master *m, const Strata__Master__RegionServerReportRequ
 static int handle_report(master *m, const Strata__Master__RegionServerReportRequest *req,
                          bool may_sync)
 {
-    server_name sn = {.port = (uint16_t)req->server->port, .start_code = req->server->start_code};
-    snprintf(sn.host, sizeof(sn.host), "%s", req->server->host);
     char name[SERVER_NAME_MAX];
-    server_name_format(&sn, name, sizeof(name));
+    server_name_format_proto(req->server, name, sizeof(name));
     /* Keep a private copy of the report. */
     size_t len = protobuf_c_message_get_packed_size(&req->base);
     uint8_t *tmp = malloc(len ? len : 1);
@@ -563,10 +567,8 @@ static int handle_report(master *m, const Strata__Master__RegionServerReportRequ
 
 int master_handle_region_closed(master *m, const Strata__Master__ReportRegionClosedRequest *req)
 {
-    server_name sn = {.port = (uint16_t)req->server->port, .start_code = req->server->start_code};
-    snprintf(sn.host, sizeof(sn.host), "%s", req->server->host);
     char name[SERVER_NAME_MAX];
-    server_name_format(&sn, name, sizeof(name));
+    server_name_format_proto(req->server, name, sizeof(name));
     pthread_mutex_lock(&m->mu);
     m_server *s = master_server_find(m, name);
     if (s && req->server_stopping)

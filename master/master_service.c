@@ -27,6 +27,8 @@ static int pack(rpc_reply *reply, const ProtobufCMessage *msg)
     return ST_OK;
 }
 
+/* Unpacks the request and runs fn. A method whose response has no fields leaves reply
+ * empty: that is the packed form of an empty message. */
 static int run(master *m, const rpc_request *rq, rpc_reply *reply,
                const ProtobufCMessageDescriptor *desc, body_fn fn)
 {
@@ -41,18 +43,6 @@ static int run(master *m, const rpc_request *rq, rpc_reply *reply,
                         desc->name);
     rc = fn(m, req, reply);
     protobuf_c_message_free_unpacked(req, NULL);
-    return rc;
-}
-
-/* An empty answer of the given type. */
-static int empty(rpc_reply *reply, const ProtobufCMessageDescriptor *desc)
-{
-    ProtobufCMessage *msg = calloc(1, desc->sizeof_message);
-    if (!msg)
-        return st_error(ST_NOMEM, "out of memory");
-    desc->message_init(msg);
-    int rc = pack(reply, msg);
-    free(msg);
     return rc;
 }
 
@@ -95,15 +85,7 @@ static void loc_add(master *m, loc_buf *b, m_region *r)
 {
     size_t i = b->n++;
     Strata__Admin__RegionInfo *ri = &b->infos[i];
-    strata__admin__region_info__init(ri);
-    ri->table = r->mr.table;
-    ri->encoded_name = r->mr.encoded_name;
-    ri->has_start_key = ri->has_end_key = ri->has_region_id = 1;
-    ri->start_key.data = r->mr.start_key;
-    ri->start_key.len = r->mr.start_len;
-    ri->end_key.data = r->mr.end_key;
-    ri->end_key.len = r->mr.end_len;
-    ri->region_id = r->mr.region_id;
+    master_region_info_proto(&r->mr, ri);
     Strata__Master__RegionLocation *l = &b->locs[i];
     strata__master__region_location__init(l);
     l->region = ri;
@@ -140,7 +122,7 @@ static int locate_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
     size_t prefetch = req->has_prefetch ? req->prefetch : 0;
     if (prefetch > 100)
         prefetch = 100;
-    loc_buf b;
+    loc_buf b = {0};
     pthread_mutex_lock(&m->mu);
     m_table *t = master_find_table(m, q);
     if (!t) {
@@ -171,8 +153,7 @@ static int locate_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
         rc = pack(reply, &resp.base);
     }
     pthread_mutex_unlock(&m->mu);
-    if (t->n)
-        loc_free(&b);
+    loc_free(&b);
     return rc;
 }
 
@@ -183,7 +164,7 @@ static int table_regions_body(master *m, ProtobufCMessage *msg, rpc_reply *reply
     int rc = master_qualify(req->table, q, sizeof(q));
     if (rc != ST_OK)
         return rc;
-    loc_buf b;
+    loc_buf b = {0};
     pthread_mutex_lock(&m->mu);
     m_table *t = master_find_table(m, q);
     rc = t ? loc_alloc(&b, t->n) : st_error(ST_NOT_FOUND, "table %s does not exist", q);
@@ -197,8 +178,7 @@ static int table_regions_body(master *m, ProtobufCMessage *msg, rpc_reply *reply
         rc = pack(reply, &resp.base);
     }
     pthread_mutex_unlock(&m->mu);
-    if (t)
-        loc_free(&b);
+    loc_free(&b);
     return rc;
 }
 
@@ -206,30 +186,24 @@ static int table_regions_body(master *m, ProtobufCMessage *msg, rpc_reply *reply
 
 static int report_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
 {
-    int rc = master_handle_report(m, (Strata__Master__RegionServerReportRequest *)msg);
-    return rc == ST_OK ? empty(reply, &strata__master__region_server_report_response__descriptor)
-                       : rc;
+    return master_handle_report(m, (Strata__Master__RegionServerReportRequest *)msg);
 }
 
 static int closed_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
 {
-    int rc = master_handle_region_closed(m, (Strata__Master__ReportRegionClosedRequest *)msg);
-    return rc == ST_OK ? empty(reply, &strata__master__report_region_closed_response__descriptor)
-                       : rc;
+    return master_handle_region_closed(m, (Strata__Master__ReportRegionClosedRequest *)msg);
 }
 
 /* ---- namespaces ---- */
 
 static int create_ns_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
 {
-    int rc = master_create_namespace(m, ((Strata__Master__CreateNamespaceRequest *)msg)->name);
-    return rc == ST_OK ? empty(reply, &strata__master__create_namespace_response__descriptor) : rc;
+    return master_create_namespace(m, ((Strata__Master__CreateNamespaceRequest *)msg)->name);
 }
 
 static int delete_ns_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
 {
-    int rc = master_delete_namespace(m, ((Strata__Master__DeleteNamespaceRequest *)msg)->name);
-    return rc == ST_OK ? empty(reply, &strata__master__delete_namespace_response__descriptor) : rc;
+    return master_delete_namespace(m, ((Strata__Master__DeleteNamespaceRequest *)msg)->name);
 }
 
 static int list_ns_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
@@ -251,8 +225,7 @@ static int list_ns_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
 
 static int create_table_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
 {
-    int rc = master_create_table(m, (Strata__Master__CreateTableRequest *)msg);
-    return rc == ST_OK ? empty(reply, &strata__master__create_table_response__descriptor) : rc;
+    return master_create_table(m, (Strata__Master__CreateTableRequest *)msg);
 }
 
 /* Fills d for t (mu held); *schema must be freed by the caller. */
@@ -331,33 +304,28 @@ static int list_tables_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
 
 static int modify_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
 {
-    int rc = master_modify_table(m, ((Strata__Master__ModifyTableRequest *)msg)->schema);
-    return rc == ST_OK ? empty(reply, &strata__master__modify_table_response__descriptor) : rc;
+    return master_modify_table(m, ((Strata__Master__ModifyTableRequest *)msg)->schema);
 }
 
 static int enable_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
 {
-    int rc = master_enable_table(m, ((Strata__Master__EnableTableRequest *)msg)->table);
-    return rc == ST_OK ? empty(reply, &strata__master__enable_table_response__descriptor) : rc;
+    return master_enable_table(m, ((Strata__Master__EnableTableRequest *)msg)->table);
 }
 
 static int disable_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
 {
-    int rc = master_disable_table(m, ((Strata__Master__DisableTableRequest *)msg)->table);
-    return rc == ST_OK ? empty(reply, &strata__master__disable_table_response__descriptor) : rc;
+    return master_disable_table(m, ((Strata__Master__DisableTableRequest *)msg)->table);
 }
 
 static int truncate_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
 {
     Strata__Master__TruncateTableRequest *req = (Strata__Master__TruncateTableRequest *)msg;
-    int rc = master_truncate_table(m, req->table, req->has_preserve_splits && req->preserve_splits);
-    return rc == ST_OK ? empty(reply, &strata__master__truncate_table_response__descriptor) : rc;
+    return master_truncate_table(m, req->table, req->has_preserve_splits && req->preserve_splits);
 }
 
 static int delete_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
 {
-    int rc = master_delete_table(m, ((Strata__Master__DeleteTableRequest *)msg)->table);
-    return rc == ST_OK ? empty(reply, &strata__master__delete_table_response__descriptor) : rc;
+    return master_delete_table(m, ((Strata__Master__DeleteTableRequest *)msg)->table);
 }
 
 /* ---- region admin ---- */
@@ -455,7 +423,7 @@ static int unassign_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
     master_region_give(m, r);
     /* As in HBase, the region is reassigned (the chore reopens it). */
     master_chore_wake(m);
-    return rc == ST_OK ? empty(reply, &strata__master__unassign_region_response__descriptor) : rc;
+    return rc;
 }
 
 /* Runs a flush or compaction on a region or on every region of a table. */
@@ -498,16 +466,14 @@ static int region_admin(master *m, const char *table, const char *encoded, const
 static int flush_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
 {
     Strata__Master__FlushRequest *req = (Strata__Master__FlushRequest *)msg;
-    int rc = region_admin(m, req->table, req->encoded_name, "AdminService.FlushRegion", false);
-    return rc == ST_OK ? empty(reply, &strata__master__flush_response__descriptor) : rc;
+    return region_admin(m, req->table, req->encoded_name, "AdminService.FlushRegion", false);
 }
 
 static int compact_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
 {
     Strata__Master__CompactRequest *req = (Strata__Master__CompactRequest *)msg;
-    int rc = region_admin(m, req->table, req->encoded_name, "AdminService.CompactRegion",
+    return region_admin(m, req->table, req->encoded_name, "AdminService.CompactRegion",
                           req->has_major && req->major);
-    return rc == ST_OK ? empty(reply, &strata__master__compact_response__descriptor) : rc;
 }
 
 /* ---- cluster status ---- */
@@ -682,15 +648,7 @@ static int status_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
             Strata__Master__RegionInTransition *x = &b.rit[nrit];
             strata__master__region_in_transition__init(x);
             Strata__Admin__RegionInfo *ri = &b.rit_infos[nrit];
-            strata__admin__region_info__init(ri);
-            ri->table = r->mr.table;
-            ri->encoded_name = r->mr.encoded_name;
-            ri->has_start_key = ri->has_end_key = ri->has_region_id = 1;
-            ri->start_key.data = r->mr.start_key;
-            ri->start_key.len = r->mr.start_len;
-            ri->end_key.data = r->mr.end_key;
-            ri->end_key.len = r->mr.end_len;
-            ri->region_id = r->mr.region_id;
+            master_region_info_proto(&r->mr, ri);
             x->region = ri;
             x->state = (Strata__Master__RegionState)r->mr.state;
             x->has_since_ms = 1;

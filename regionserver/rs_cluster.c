@@ -219,9 +219,7 @@ static int check_owner(rs_server *s, const char *path, const char *encoded_name)
     char owner[SERVER_NAME_MAX] = "";
     Strata__Master__RegionOwner *o = strata__master__region_owner__unpack(NULL, len, data);
     if (o && o->server) {
-        server_name sn = {.port = (uint16_t)o->server->port, .start_code = o->server->start_code};
-        snprintf(sn.host, sizeof(sn.host), "%s", o->server->host);
-        server_name_format(&sn, owner, sizeof(owner));
+        server_name_format_proto(o->server, owner, sizeof(owner));
     } else {
         snprintf(owner, sizeof(owner), "(unreadable record, session 0x%" PRIx64 ")",
                  (uint64_t)st.ephemeral_owner);

@@ -80,8 +80,9 @@ static int open_client(shell_session *s)
     return rc;
 }
 
-/* The table must exist and be enabled (the client would retry a disabled table's lookups
- * until its timeout; HBase fails at once with TableNotEnabledException). */
+/* The table must exist and be enabled, checked up front as HBase's shell does
+ * (TableNotEnabledException): a scan's region listing of a disabled table finds no open
+ * region, which the client would retry until its timeout. */
 static int check_enabled(shell_session *s, const char *name)
 {
     Strata__Master__DescribeTableResponse *d = NULL;

@@ -123,12 +123,6 @@ static void wait_all_open(strata_admin *a, const char *table, int64_t timeout_ms
     }
 }
 
-static void fmt_server(const Strata__Master__ServerName *s, char *out, size_t cap)
-{
-    server_name sn = {.port = (uint16_t)s->port, .start_code = s->start_code};
-    snprintf(sn.host, sizeof(sn.host), "%s", s->host);
-    server_name_format(&sn, out, cap);
-}
 
 /* Row i's key: 8 hex digits spread over the HexStringSplit regions. */
 static void row_key(uint32_t i, char out[16])
@@ -271,7 +265,7 @@ static void check_open_once(tc_cluster *c, strata_admin *a, const char *table, s
     char (*names)[SERVER_NAME_MAX] = calloc(nserv, sizeof(*names));
     Strata__Admin__GetOnlineRegionResponse **online = calloc(nserv, sizeof(*online));
     for (size_t s = 0; s < nserv; s++) {
-        fmt_server(st->live_server[s]->name, names[s], sizeof(names[s]));
+        server_name_format_proto(st->live_server[s]->name, names[s], sizeof(names[s]));
         char addr[300];
         snprintf(addr, sizeof(addr), "%s:%u", st->live_server[s]->name->host,
                  st->live_server[s]->name->port);
@@ -291,7 +285,7 @@ static void check_open_once(tc_cluster *c, strata_admin *a, const char *table, s
         assert_int_equal(l->state, STRATA__MASTER__REGION_STATE__OPEN);
         assert_non_null(l->server);
         char meta_server[SERVER_NAME_MAX];
-        fmt_server(l->server, meta_server, sizeof(meta_server));
+        server_name_format_proto(l->server, meta_server, sizeof(meta_server));
         /* the ownership znode names the same server */
         char path[256];
         snprintf(path, sizeof(path), "%s/region-owner/%s", tc_parent(c), enc);
@@ -301,7 +295,7 @@ static void check_open_once(tc_cluster *c, strata_admin *a, const char *table, s
         Strata__Master__RegionOwner *o = strata__master__region_owner__unpack(NULL, dlen, data);
         assert_non_null(o);
         char owner[SERVER_NAME_MAX];
-        fmt_server(o->server, owner, sizeof(owner));
+        server_name_format_proto(o->server, owner, sizeof(owner));
         assert_string_equal(owner, meta_server);
         strata__master__region_owner__free_unpacked(o, NULL);
         free(data);
@@ -400,7 +394,7 @@ static void wait_moved_off(strata_admin *a, const char *table, const char *prefi
         for (size_t i = 0; i < n; i++) {
             char s[SERVER_NAME_MAX] = "";
             if (r->location[i]->server)
-                fmt_server(r->location[i]->server, s, sizeof(s));
+                server_name_format_proto(r->location[i]->server, s, sizeof(s));
             if (s[0] && strncmp(s, prefix, strlen(prefix)) != 0 &&
                 r->location[i]->state == STRATA__MASTER__REGION_STATE__OPEN)
                 good++;
@@ -496,7 +490,7 @@ static bool master_says_dead(strata_admin *a, const char *name)
     bool dead = false;
     for (size_t i = 0; i < st->n_dead_server && !dead; i++) {
         char s[SERVER_NAME_MAX];
-        fmt_server(st->dead_server[i], s, sizeof(s));
+        server_name_format_proto(st->dead_server[i], s, sizeof(s));
         dead = strcmp(s, name) == 0;
     }
     strata_admin_free_msg(st);
@@ -518,7 +512,7 @@ static void test_assign_waits_for_wal_split(void **state)
     assert_int_equal(strata_admin_table_regions(a, "ws", &r), ST_OK);
     char enc[64], victim[SERVER_NAME_MAX], prefix[300], name[16];
     snprintf(enc, sizeof(enc), "%s", r->location[0]->region->encoded_name);
-    fmt_server(r->location[0]->server, victim, sizeof(victim));
+    server_name_format_proto(r->location[0]->server, victim, sizeof(victim));
     strata_admin_free_msg(r);
     server_prefix_of(a, "ws", 0, prefix, sizeof(prefix));
     snprintf(name, sizeof(name), "rs-%d", rs_index_of(c, a, prefix));

@@ -253,9 +253,7 @@ static void owner_of(const char *region, char *out, size_t cap)
         return;
     Strata__Master__RegionOwner *o = strata__master__region_owner__unpack(NULL, len, data);
     assert_non_null(o);
-    server_name sn = {.port = (uint16_t)o->server->port, .start_code = o->server->start_code};
-    snprintf(sn.host, sizeof(sn.host), "%s", o->server->host);
-    server_name_format(&sn, out, cap);
+    server_name_format_proto(o->server, out, cap);
     assert_string_equal(o->table, "default:t");
     strata__master__region_owner__free_unpacked(o, NULL);
     free(data);

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "client/master_link.h"
-#include "common/rpc_header.h"
+#include "common/rpc/rpc_header.h"
 #include "common/status.h"
 
 struct strata_admin {

@@ -21,7 +21,7 @@
 #include "client/strata.h"
 #include "common/buf.h"
 #include "common/proto/client.pb-c.h"
-#include "common/rpc_client.h"
+#include "common/rpc/rpc_client.h"
 
 #define CLIENT_DEFAULT_OPERATION_TIMEOUT_MS 60000
 #define CLIENT_DEFAULT_RPC_TIMEOUT_MS 10000

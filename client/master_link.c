@@ -27,10 +27,11 @@
 
 #include "common/clock.h"
 #include "common/log.h"
-#include "common/rpc_client.h"
-#include "common/rpc_header.h"
+#include "common/rpc/rpc_client.h"
+#include "common/rpc/rpc_header.h"
 #include "common/status.h"
-#include "common/zk.h"
+#include "common/zk/zk.h"
+#include "common/zk/znodes.h"
 
 #define DEFAULT_CALL_TIMEOUT_MS 60000
 #define CONNECT_TIMEOUT_MAX_MS 10000

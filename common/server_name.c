@@ -2,7 +2,7 @@
  * server_name.c - server identities "<host>,<port>,<start code>" and the ServerInfo
  * records kept in ZooKeeper (see server_name.h and docs/znodes.md).
  *
- * Thread-safety: pure functions; zk_active_master is as safe as zk.h.
+ * Thread-safety: pure functions.
  */
 #include "common/server_name.h"
 
@@ -138,28 +138,5 @@ int server_info_decode(const uint8_t *data, size_t len, server_name *out, uint32
 done:
     if (info)
         strata__master__server_info__free_unpacked(info, NULL);
-    return rc;
-}
-
-int zk_active_master(zk *z, const char *parent, server_name *out, uint32_t *http_port)
-{
-    uint8_t *data = NULL;
-    size_t len = 0;
-    memset(out, 0, sizeof(*out));
-    char *path = zk_path(parent, "master");
-    int rc = path ? zk_get(z, path, &data, &len, NULL)
-                  : st_error(ST_NOMEM, "active master: out of memory");
-    if (rc == ST_NOT_FOUND)
-        rc = st_error(ST_NOT_FOUND, "active master: %s does not exist", path);
-    if (rc == ST_OK) {
-        rc = server_info_decode(data, len, out, http_port);
-        if (rc != ST_OK) {
-            char why[256];
-            snprintf(why, sizeof(why), "%s", st_errmsg());
-            rc = st_error(rc, "active master %s: %s", path, why);
-        }
-    }
-    free(data);
-    free(path);
     return rc;
 }

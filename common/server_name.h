@@ -2,15 +2,13 @@
  * server_name.h - a server's identity "<host>,<port>,<start code>" (HBase's ServerName)
  * and the cluster records kept in ZooKeeper about servers (docs/znodes.md).
  *
- * Thread-safety: pure functions, except the zk_* lookups (as safe as zk.h).
+ * Thread-safety: pure functions.
  */
 #ifndef STRATA_COMMON_SERVER_NAME_H
 #define STRATA_COMMON_SERVER_NAME_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include "common/zk.h"
 
 #define SERVER_NAME_MAX 320
 
@@ -40,9 +38,5 @@ uint8_t *server_info_encode(const server_name *s, uint32_t http_port, uint64_t r
                             size_t *len);
 /* Decodes it: ST_OK, or ST_CORRUPTION. http_port may be NULL. */
 int server_info_decode(const uint8_t *data, size_t len, server_name *out, uint32_t *http_port);
-
-/* Reads the active master from <parent>/master: ST_OK and *out (and *http_port if not
- * NULL); ST_NOT_FOUND if no master is active. */
-int zk_active_master(zk *z, const char *parent, server_name *out, uint32_t *http_port);
 
 #endif

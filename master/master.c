@@ -19,9 +19,10 @@
 #include "common/fileio.h"
 #include "common/log.h"
 #include "common/status.h"
+#include "common/zk/znodes.h"
 #include "master/master_internal.h"
-#include "regionserver/layout.h"
-#include "regionserver/wal.h"
+#include "regionserver/storage/layout.h"
+#include "regionserver/storage/wal.h"
 
 static const config_key master_keys[] = {
     {"root.dir", CONFIG_STRING, "", "root directory holding WALs, region data and meta (required)"},

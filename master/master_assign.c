@@ -20,7 +20,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
-#include "common/rpc_header.h"
+#include "common/rpc/rpc_header.h"
 #include "common/status.h"
 #include "master/master_internal.h"
 

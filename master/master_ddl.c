@@ -16,7 +16,7 @@
 #include "common/log.h"
 #include "common/status.h"
 #include "master/master_internal.h"
-#include "regionserver/layout.h"
+#include "regionserver/storage/layout.h"
 #include "regionserver/rs_internal.h"
 
 /* Takes a table for a DDL (waits while another DDL has it): ST_NOT_FOUND naming it. */

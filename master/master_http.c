@@ -26,11 +26,12 @@
 #include <string.h>
 
 #include "common/clock.h"
-#include "common/html.h"
-#include "common/json.h"
+#include "common/http/html.h"
+#include "common/http/json.h"
 #include "common/log.h"
-#include "common/prom.h"
+#include "common/http/prom.h"
 #include "common/status.h"
+#include "common/zk/znodes.h"
 #include "master/master_internal.h"
 
 #define MH_RIT_THRESHOLD_MS 60000 /* rit_count_over_threshold, as HBase's default */

@@ -28,16 +28,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/http_server.h"
+#include "common/http/http_server.h"
 #include "common/proto/admin.pb-c.h"
 #include "common/proto/master.pb-c.h"
-#include "common/rpc_client.h"
-#include "common/rpc_server.h"
+#include "common/rpc/rpc_client.h"
+#include "common/rpc/rpc_server.h"
 #include "common/server_name.h"
-#include "common/zk.h"
+#include "common/zk/zk.h"
 #include "master/master.h"
-#include "master/meta.h"
-#include "regionserver/engine.h"
+#include "meta/meta.h"
+#include "regionserver/storage/engine.h"
 
 #define MASTER_VERSION "0.1.0"
 

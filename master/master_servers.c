@@ -26,7 +26,7 @@
 #include "common/log.h"
 #include "common/status.h"
 #include "master/master_internal.h"
-#include "regionserver/wal.h"
+#include "regionserver/storage/wal.h"
 
 void master_server_free(m_server *s)
 {

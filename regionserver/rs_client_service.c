@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "common/rpc_header.h"
+#include "common/rpc/rpc_header.h"
 #include "common/status.h"
 #include "regionserver/rs_internal.h"
 

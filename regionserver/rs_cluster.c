@@ -35,6 +35,7 @@
 #include "common/proto/master.pb-c.h"
 #include "common/server_name.h"
 #include "common/status.h"
+#include "common/zk/znodes.h"
 #include "regionserver/rs_internal.h"
 
 #define RS_ABORT_STATUS 70

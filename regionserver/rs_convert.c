@@ -14,7 +14,7 @@
 
 #include "common/bytes.h"
 #include "common/status.h"
-#include "regionserver/filter_parse.h"
+#include "regionserver/storage/filter_parse.h"
 #include "regionserver/rs_internal.h"
 
 /* ---- pool ---- */

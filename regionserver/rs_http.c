@@ -26,11 +26,11 @@
 #include <string.h>
 
 #include "common/clock.h"
-#include "common/html.h"
-#include "common/http_server.h"
-#include "common/json.h"
+#include "common/http/html.h"
+#include "common/http/http_server.h"
+#include "common/http/json.h"
 #include "common/log.h"
-#include "common/prom.h"
+#include "common/http/prom.h"
 #include "common/status.h"
 #include "regionserver/rs_internal.h"
 

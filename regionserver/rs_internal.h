@@ -38,13 +38,13 @@
 #include <stdint.h>
 
 #include "common/config.h"
-#include "common/rpc_client.h"
-#include "common/zk.h"
+#include "common/rpc/rpc_client.h"
+#include "common/zk/zk.h"
 #include "common/proto/admin.pb-c.h"
 #include "common/proto/client.pb-c.h"
-#include "common/rpc_server.h"
-#include "regionserver/engine.h"
-#include "regionserver/region.h"
+#include "common/rpc/rpc_server.h"
+#include "regionserver/storage/engine.h"
+#include "regionserver/storage/region.h"
 #include "regionserver/rs_server.h"
 
 typedef enum rs_region_state {

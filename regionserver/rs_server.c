@@ -20,9 +20,9 @@
 #include "common/fileio.h"
 #include "common/log.h"
 #include "common/status.h"
-#include "regionserver/layout.h"
+#include "regionserver/storage/layout.h"
 #include "regionserver/rs_internal.h"
-#include "regionserver/wal.h"
+#include "regionserver/storage/wal.h"
 
 static const config_key rs_keys[] = {
     {"root.dir", CONFIG_STRING, "", "root directory holding WALs and region data (required)"},

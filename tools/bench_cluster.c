@@ -43,7 +43,7 @@
 #include "common/clock.h"
 #include "common/fileio.h"
 #include "common/proto/admin.pb-c.h"
-#include "common/rpc_client.h"
+#include "common/rpc/rpc_client.h"
 #include "common/status.h"
 #include "tools/bench_redis.h"
 #include "tools/tools.h"

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "common/status.h"
-#include "regionserver/engine.h"
-#include "regionserver/region.h"
+#include "regionserver/storage/engine.h"
+#include "regionserver/storage/region.h"
 #include "tools/bench.h"
 
 #define FAMILY "cf"

@@ -32,7 +32,7 @@
 
 #include "client/admin.h"
 #include "common/server_name.h"
-#include "common/zk.h"
+#include "common/zk/zk.h"
 
 #define CLUSTER_STATE_FILE "cluster.state"
 #define CLUSTER_MAX_PROCS 66

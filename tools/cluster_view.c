@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/status.h"
+#include "common/zk/znodes.h"
 #include "tools/cluster_internal.h"
 
 int cluster_zk_open(const cluster_state *s, int timeout_ms, zk **out)

@@ -40,7 +40,7 @@
 #include "client/strata.h"
 #include "common/clock.h"
 #include "common/proto/admin.pb-c.h"
-#include "common/rpc_client.h"
+#include "common/rpc/rpc_client.h"
 #include "common/status.h"
 #include "tests/support/testutil.h"
 

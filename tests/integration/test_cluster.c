@@ -50,10 +50,10 @@
 #include "common/clock.h"
 #include "common/proto/admin.pb-c.h"
 #include "common/proto/master.pb-c.h"
-#include "common/rpc_client.h"
+#include "common/rpc/rpc_client.h"
 #include "common/server_name.h"
 #include "common/status.h"
-#include "common/zk.h"
+#include "common/zk/zk.h"
 #include "tests/support/cluster.h"
 
 #define SESSION_MS 4000

@@ -47,7 +47,7 @@
 #include "common/clock.h"
 #include "common/server_name.h"
 #include "common/status.h"
-#include "common/zk.h"
+#include "common/zk/zk.h"
 #include "tests/support/cluster.h"
 #include "tests/support/http_client.h"
 

@@ -30,7 +30,7 @@
 #include "common/fileio.h"
 #include "common/proto/admin.pb-c.h"
 #include "common/proto/client.pb-c.h"
-#include "common/rpc_client.h"
+#include "common/rpc/rpc_client.h"
 #include "common/status.h"
 #include "tests/support/testutil.h"
 

@@ -30,10 +30,10 @@
 #include "common/bytes.h"
 #include "common/clock.h"
 #include "common/proto/rpc.pb-c.h"
-#include "common/rpc_client.h"
-#include "common/rpc_frame.h"
-#include "common/rpc_header.h"
-#include "common/rpc_server.h"
+#include "common/rpc/rpc_client.h"
+#include "common/rpc/rpc_frame.h"
+#include "common/rpc/rpc_header.h"
+#include "common/rpc/rpc_server.h"
 #include "common/status.h"
 
 /* ---- test services ---- */

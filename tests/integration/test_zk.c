@@ -28,8 +28,9 @@
 #include "common/clock.h"
 #include "common/server_name.h"
 #include "common/status.h"
-#include "common/zk.h"
-#include "common/zk_internal.h"
+#include "common/zk/zk.h"
+#include "common/zk/znodes.h"
+#include "common/zk/zk_internal.h"
 #include "tests/support/zkserver.h"
 
 #define WAIT_MS 8000

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "common/cell.h"
-#include "regionserver/filter.h"
+#include "regionserver/storage/filter.h"
 
 /* One input cell; rows must be given in cell order (row, family, qualifier, ts desc). */
 typedef struct tcell {

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "regionserver/engine.h"
-#include "regionserver/region.h"
+#include "regionserver/storage/engine.h"
+#include "regionserver/storage/region.h"
 
 /* mkdtemp under $TMPDIR or /tmp; the caller frees and removes it with tu_rmdir. */
 char *tu_tempdir(const char *tag);

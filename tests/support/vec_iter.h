@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "common/cell.h"
-#include "regionserver/kv_iter.h"
+#include "regionserver/storage/kv_iter.h"
 
 /* NULL when out of memory. */
 kv_iter *vec_iter_new(const cell_t *cells, size_t n);

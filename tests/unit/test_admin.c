@@ -30,10 +30,10 @@
 #include "client/master_link.h"
 #include "common/clock.h"
 #include "common/proto/master.pb-c.h"
-#include "common/rpc_server.h"
+#include "common/rpc/rpc_server.h"
 #include "common/server_name.h"
 #include "common/status.h"
-#include "common/zk.h"
+#include "common/zk/zk.h"
 #include "tests/support/zkserver.h"
 
 /* A quorum nobody listens on: any call that gets past the argument checks fails there. */

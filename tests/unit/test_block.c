@@ -15,7 +15,7 @@
 
 #include "common/bytes.h"
 #include "common/status.h"
-#include "regionserver/block.h"
+#include "regionserver/storage/block.h"
 
 #define NROWS 60
 #define NQUALS 2

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "regionserver/blockcache.h"
+#include "regionserver/storage/blockcache.h"
 
 #define MAXV 64
 

@@ -16,7 +16,7 @@
 
 #include "common/bytes.h"
 #include "common/status.h"
-#include "regionserver/bloom.h"
+#include "regionserver/storage/bloom.h"
 
 #define NKEYS 100000
 

@@ -9,7 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "regionserver/compaction.h"
+#include "regionserver/storage/compaction.h"
 
 #define MB (1024ull * 1024ull)
 

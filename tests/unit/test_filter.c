@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "common/status.h"
-#include "regionserver/filter.h"
-#include "regionserver/filter_internal.h"
+#include "regionserver/storage/filter.h"
+#include "regionserver/storage/filter_internal.h"
 #include "tests/support/filter_drive.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/html.h"
+#include "common/http/html.h"
 #include "common/status.h"
 
 static void expect_buf(buf_t *b, const char *want)

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "common/http_server.h"
+#include "common/http/http_server.h"
 #include "common/status.h"
 #include "tests/support/http_client.h"
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/json.h"
+#include "common/http/json.h"
 #include "common/status.h"
 
 static void expect_doc(buf_t *b, const char *want)

@@ -22,7 +22,7 @@
 
 #include "common/cell.h"
 #include "common/status.h"
-#include "regionserver/memstore.h"
+#include "regionserver/storage/memstore.h"
 
 #define N_CELLS 100000
 #define N_ROWS 3000

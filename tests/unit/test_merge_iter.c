@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "common/status.h"
-#include "regionserver/scanner.h"
+#include "regionserver/storage/scanner.h"
 #include "tests/support/vec_iter.h"
 
 #define NKIDS 5

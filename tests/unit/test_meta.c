@@ -23,8 +23,8 @@
 #include "common/clock.h"
 #include "common/fileio.h"
 #include "common/status.h"
-#include "master/meta.h"
-#include "master/meta_internal.h"
+#include "meta/meta.h"
+#include "meta/meta_internal.h"
 #include "tests/support/testutil.h"
 
 typedef struct fixture {

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "regionserver/mvcc.h"
+#include "regionserver/storage/mvcc.h"
 
 static void sleep_ms(long ms)
 {

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "common/prom.h"
+#include "common/http/prom.h"
 #include "common/status.h"
 
 static void expect_text(buf_t *b, const char *want)

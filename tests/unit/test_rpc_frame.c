@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "common/bytes.h"
-#include "common/rpc_frame.h"
+#include "common/rpc/rpc_frame.h"
 #include "common/status.h"
 
 #define MAX_TEST_FRAME 4096

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "common/proto/rpc.pb-c.h"
-#include "common/rpc_frame.h"
-#include "common/rpc_header.h"
+#include "common/rpc/rpc_frame.h"
+#include "common/rpc/rpc_header.h"
 #include "common/status.h"
 
 /* Decodes the single frame in b (no preamble). */

@@ -23,9 +23,9 @@
 #include <string.h>
 
 #include "common/status.h"
-#include "regionserver/filter.h"
-#include "regionserver/filter_internal.h"
-#include "regionserver/scanner.h"
+#include "regionserver/storage/filter.h"
+#include "regionserver/storage/filter_internal.h"
+#include "regionserver/storage/scanner.h"
 #include "tests/support/vec_iter.h"
 
 #define NOW 1000000

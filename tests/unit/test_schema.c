@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "common/status.h"
-#include "regionserver/schema.h"
+#include "regionserver/storage/schema.h"
 
 static table_schema t;
 

@@ -24,7 +24,7 @@
 #include "common/crc32c.h"
 #include "common/fileio.h"
 #include "common/status.h"
-#include "regionserver/storefile.h"
+#include "regionserver/storage/storefile.h"
 
 #define NCELLS 100000
 #define NSEEKS 3000

@@ -25,8 +25,8 @@
 #include "common/fileio.h"
 #include "common/log.h"
 #include "common/status.h"
-#include "regionserver/layout.h"
-#include "regionserver/wal.h"
+#include "regionserver/storage/layout.h"
+#include "regionserver/storage/wal.h"
 
 #define HDR_LEN 36 /* docs/formats/wal.md, file header */
 

@@ -1,0 +1,17 @@
+/*
+ * zk_internal.h - test hooks of common/zk.c, not part of the product interface.
+ *
+ * Thread-safety: as zk.h.
+ */
+#ifndef STRATA_COMMON_ZK_INTERNAL_H
+#define STRATA_COMMON_ZK_INTERNAL_H
+
+#include "common/zk/zk.h"
+
+/* Makes the ensemble end z's session, as a partition longer than the session timeout
+ * would: a second connection borrows z's session id and password and closes the session.
+ * ST_OK once z is in ZK_EXPIRED (its state callback ran, its ephemeral nodes are gone);
+ * ST_TIMEOUT if that did not happen within timeout_ms; ST_CLOSED if z is not open. */
+int zk_expire_session(zk *z, int timeout_ms);
+
+#endif

@@ -1,0 +1,242 @@
+/*
+ * block.c - data block builder, reader (binary search over the offsets array) and
+ * the on-disk frame (header, CRC32C, optional zstd). Layout: docs/formats/storefile.md.
+ *
+ * Thread-safety: builders have one owner; block_t readers are immutable; the frame
+ * functions are pure apart from the caller's zstd context.
+ */
+#include "regionserver/storage/block.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/bytes.h"
+#include "common/crc32c.h"
+#include "common/status.h"
+
+/* ---- building ---- */
+
+void block_builder_init(block_builder *b)
+{
+    memset(b, 0, sizeof(*b));
+}
+
+int block_builder_add(block_builder *b, const cell_t *c)
+{
+    size_t n = cell_encoded_len(c);
+    size_t off = b->cells.len;
+    if (off > UINT32_MAX || n > UINT32_MAX - off)
+        return st_error(ST_INVALID_ARGUMENT, "data block would exceed 4 GiB");
+    if (buf_reserve(&b->cells, n) != ST_OK || buf_reserve(&b->offsets, 4) != ST_OK)
+        return ST_NOMEM;
+    cell_encode(c, b->cells.data + off);
+    b->cells.len += n;
+    buf_append_be32(&b->offsets, (uint32_t)off); /* cannot fail: reserved */
+    b->count++;
+    return ST_OK;
+}
+
+size_t block_builder_size(const block_builder *b)
+{
+    return b->cells.len + b->offsets.len + 4;
+}
+
+bool block_builder_empty(const block_builder *b)
+{
+    return b->count == 0;
+}
+
+int block_builder_finish(block_builder *b, buf_t *out)
+{
+    buf_reset(out);
+    int rc = buf_reserve(out, block_builder_size(b));
+    if (rc != ST_OK)
+        return rc;
+    buf_append(out, b->cells.data, b->cells.len);
+    buf_append(out, b->offsets.data, b->offsets.len);
+    buf_append_be32(out, b->count);
+    buf_reset(&b->cells);
+    buf_reset(&b->offsets);
+    b->count = 0;
+    return ST_OK;
+}
+
+void block_builder_free(block_builder *b)
+{
+    buf_free(&b->cells);
+    buf_free(&b->offsets);
+    b->count = 0;
+}
+
+/* ---- reading ---- */
+
+int block_init(block_t *blk, const uint8_t *data, size_t len)
+{
+    if (len < 4)
+        return ST_CORRUPTION;
+    uint32_t count = be32_get(data + len - 4);
+    if (count == 0 || count > (len - 4) / 4)
+        return ST_CORRUPTION;
+    size_t cells_end = len - 4 - (size_t)count * 4;
+    const uint8_t *offs = data + cells_end;
+    size_t expect = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        cell_t c;
+        size_t used = 0;
+        if (be32_get(offs + 4 * (size_t)i) != expect || expect >= cells_end)
+            return ST_CORRUPTION;
+        if (cell_decode(data + expect, cells_end - expect, &c, &used) != ST_OK)
+            return ST_CORRUPTION;
+        expect += used;
+    }
+    if (expect != cells_end)
+        return ST_CORRUPTION;
+    blk->data = data;
+    blk->len = len;
+    blk->offsets = offs;
+    blk->count = count;
+    return ST_OK;
+}
+
+void block_cell(const block_t *blk, uint32_t i, cell_t *out)
+{
+    size_t off = be32_get(blk->offsets + 4 * (size_t)i);
+    size_t end = (size_t)(blk->offsets - blk->data);
+    size_t used;
+    /* block_init() decoded every cell once; this cannot fail. */
+    (void)cell_decode(blk->data + off, end - off, out, &used);
+}
+
+uint32_t block_seek(const block_t *blk, const cell_t *key)
+{
+    uint32_t lo = 0, hi = blk->count; /* answer in [lo, hi] */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        cell_t c;
+        block_cell(blk, mid, &c);
+        if (cell_compare(&c, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int64_t block_seek_for_prev(const block_t *blk, const cell_t *key)
+{
+    uint32_t lo = 0, hi = blk->count; /* first cell > key in [lo, hi] */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        cell_t c;
+        block_cell(blk, mid, &c);
+        if (cell_compare(&c, key) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (int64_t)lo - 1;
+}
+
+/* ---- the on-disk frame ---- */
+
+static void put_header(uint8_t *h, int compression, size_t stored, size_t raw)
+{
+    h[0] = BLOCK_TYPE_DATA;
+    h[1] = (uint8_t)compression;
+    h[2] = h[3] = 0;
+    be32_put(h + 4, (uint32_t)stored);
+    be32_put(h + 8, (uint32_t)raw);
+}
+
+static void seal_header(uint8_t *h)
+{
+    uint32_t stored = be32_get(h + 4);
+    uint32_t crc = crc32c_extend(0, h, 12);
+    crc = crc32c_extend(crc, h + BLOCK_HEADER_LEN, stored);
+    be32_put(h + 12, crc);
+}
+
+/* Tries zstd into out after the header; returns the compressed size or 0 if it did
+ * not shrink the block (or failed). */
+static size_t try_zstd(const uint8_t *raw, size_t raw_len, ZSTD_CCtx *cctx, int level, uint8_t *dst,
+                       size_t cap)
+{
+    if (!cctx)
+        return 0;
+    size_t n = ZSTD_compressCCtx(cctx, dst, cap, raw, raw_len, level);
+    if (ZSTD_isError(n) || n >= raw_len)
+        return 0;
+    return n;
+}
+
+int block_frame_encode(const uint8_t *raw, size_t raw_len, int compression, ZSTD_CCtx *cctx,
+                       int level, buf_t *out)
+{
+    if (raw_len > UINT32_MAX)
+        return st_error(ST_INVALID_ARGUMENT, "data block of %zu bytes is too large", raw_len);
+    size_t bound = raw_len;
+    if (compression == BLOCK_COMPRESSION_ZSTD && ZSTD_compressBound(raw_len) > bound)
+        bound = ZSTD_compressBound(raw_len);
+    if (buf_reserve(out, BLOCK_HEADER_LEN + bound) != ST_OK)
+        return ST_NOMEM;
+    uint8_t *h = out->data + out->len;
+    size_t stored = 0;
+    if (compression == BLOCK_COMPRESSION_ZSTD)
+        stored = try_zstd(raw, raw_len, cctx, level, h + BLOCK_HEADER_LEN, bound);
+    int code = stored ? BLOCK_COMPRESSION_ZSTD : BLOCK_COMPRESSION_NONE;
+    if (!stored) {
+        stored = raw_len;
+        memcpy(h + BLOCK_HEADER_LEN, raw, raw_len);
+    }
+    put_header(h, code, stored, raw_len);
+    seal_header(h);
+    out->len += BLOCK_HEADER_LEN + stored;
+    return ST_OK;
+}
+
+static int check_header(const uint8_t *h, size_t n, const char **why)
+{
+    *why = NULL;
+    if (n < BLOCK_HEADER_LEN)
+        *why = "shorter than its header";
+    else if (h[0] != BLOCK_TYPE_DATA)
+        *why = "bad block type";
+    else if ((uint64_t)be32_get(h + 4) + BLOCK_HEADER_LEN != n)
+        *why = "stored length disagrees with the index";
+    else if (crc32c_extend(crc32c_extend(0, h, 12), h + BLOCK_HEADER_LEN, n - BLOCK_HEADER_LEN) !=
+             be32_get(h + 12))
+        *why = "checksum mismatch";
+    else if (h[1] != BLOCK_COMPRESSION_NONE && h[1] != BLOCK_COMPRESSION_ZSTD)
+        *why = "unknown compression code";
+    else if (h[1] == BLOCK_COMPRESSION_NONE && be32_get(h + 4) != be32_get(h + 8))
+        *why = "raw length disagrees with stored length";
+    return *why ? ST_CORRUPTION : ST_OK;
+}
+
+int block_frame_decode(const uint8_t *stored, size_t n, uint8_t **raw, size_t *raw_len,
+                       const char **why)
+{
+    *raw = NULL;
+    *raw_len = 0;
+    int rc = check_header(stored, n, why);
+    if (rc != ST_OK)
+        return rc;
+    size_t rlen = be32_get(stored + 8);
+    const uint8_t *payload = stored + BLOCK_HEADER_LEN;
+    uint8_t *dst = malloc(rlen ? rlen : 1);
+    if (!dst)
+        return ST_NOMEM;
+    if (stored[1] == BLOCK_COMPRESSION_NONE) {
+        memcpy(dst, payload, rlen);
+    } else {
+        size_t got = ZSTD_decompress(dst, rlen, payload, n - BLOCK_HEADER_LEN);
+        if (ZSTD_isError(got) || got != rlen) {
+            free(dst);
+            *why = "zstd payload does not decode to its raw length";
+            return ST_CORRUPTION;
+        }
+    }
+    *raw = dst;
+    *raw_len = rlen;
+    return ST_OK;
+}

@@ -1,0 +1,190 @@
+/*
+ * comparator.c - the comparators of CompareFilter and SingleColumnValueFilter.
+ *
+ * comparator_matches() answers "does `data op value` hold", the way HBase's filters
+ * decide to keep a cell. (HBase computes value.compareTo(data) and filters out on the
+ * inverted relation; the outcome is the same: ValueFilter(>, 'binary:m') keeps values
+ * greater than "m".)
+ *   binary        unsigned lexicographic order of data against value
+ *   binaryprefix  the same, on data cut to at most len(value) bytes
+ *   substring     data contains value, ASCII case-insensitively: only = and !=
+ *   regexstring   POSIX extended regex found anywhere in data: only = and !=
+ * CMP_NO_OP never matches, and neither does an ordering operator with substring or
+ * regexstring (HBase's parser rejects those combinations).
+ * Thread-safety: a comparator is immutable after creation; matching is read-only
+ * (regexec on a compiled pattern is safe from several threads).
+ */
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/status.h"
+#include "regionserver/storage/filter_internal.h"
+
+struct comparator {
+    comparator_type type;
+    uint8_t *value; /* substring: lower-cased; regex: NUL-terminated pattern */
+    size_t len;
+    bool compiled;
+    regex_t re;
+};
+
+/* ASCII lower case, independent of the locale (bytes >= 0x80 are left alone). */
+static uint8_t ascii_lower(uint8_t b)
+{
+    return b >= 'A' && b <= 'Z' ? (uint8_t)(b - 'A' + 'a') : b;
+}
+
+static int compile_regex(comparator *c)
+{
+    if (memchr(c->value, '\0', c->len))
+        return st_error(ST_INVALID_ARGUMENT, "regexstring pattern contains a NUL byte");
+    int rc = regcomp(&c->re, (const char *)c->value, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        char why[256];
+        regerror(rc, &c->re, why, sizeof(why));
+        return st_error(ST_INVALID_ARGUMENT, "invalid regexstring pattern '%s': %s",
+                        (const char *)c->value, why);
+    }
+    c->compiled = true;
+    return ST_OK;
+}
+
+int comparator_create(comparator_type type, const uint8_t *value, size_t len, comparator **out)
+{
+    int rc = ST_OK;
+    *out = NULL;
+    if ((int)type < (int)COMPARATOR_BINARY || (int)type > (int)COMPARATOR_REGEX)
+        return st_error(ST_INVALID_ARGUMENT, "unknown comparator type %d", (int)type);
+    comparator *c = calloc(1, sizeof(*c));
+    if (c == NULL || (c->value = malloc(len + 1)) == NULL) {
+        rc = st_error(ST_NOMEM, "comparator: out of memory for a %zu-byte value", len);
+        goto fail;
+    }
+    c->type = type;
+    c->len = len;
+    if (len)
+        memcpy(c->value, value, len);
+    c->value[len] = '\0';
+    if (type == COMPARATOR_SUBSTRING) {
+        for (size_t i = 0; i < len; i++)
+            c->value[i] = ascii_lower(c->value[i]);
+    } else if (type == COMPARATOR_REGEX) {
+        rc = compile_regex(c);
+        if (rc != ST_OK)
+            goto fail;
+    }
+    *out = c;
+    return ST_OK;
+fail:
+    comparator_free(c);
+    return rc;
+}
+
+comparator *comparator_new(comparator_type type, const uint8_t *value, size_t len)
+{
+    comparator *c = NULL;
+    comparator_create(type, value, len, &c);
+    return c;
+}
+
+void comparator_free(comparator *c)
+{
+    if (c == NULL)
+        return;
+    if (c->compiled)
+        regfree(&c->re);
+    free(c->value);
+    free(c);
+}
+
+bool comparator_equality_only(const comparator *c)
+{
+    return c->type == COMPARATOR_SUBSTRING || c->type == COMPARATOR_REGEX;
+}
+
+/* <0, 0, >0 as a is below, equal to or above b (unsigned bytes, shorter first on ties). */
+static int bytes_order(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    size_t n = alen < blen ? alen : blen;
+    int r = n ? memcmp(a, b, n) : 0;
+    if (r)
+        return r;
+    return alen < blen ? -1 : alen > blen ? 1 : 0;
+}
+
+static bool contains_nocase(const uint8_t *hay, size_t hlen, const uint8_t *lower_needle,
+                            size_t nlen)
+{
+    if (nlen == 0)
+        return true;
+    for (size_t i = 0; i + nlen <= hlen; i++) {
+        size_t j = 0;
+        while (j < nlen && ascii_lower(hay[i + j]) == lower_needle[j])
+            j++;
+        if (j == nlen)
+            return true;
+    }
+    return false;
+}
+
+static bool regex_found(const comparator *c, const uint8_t *data, size_t len)
+{
+#ifdef REG_STARTEND
+    regmatch_t m[1] = {{.rm_so = 0, .rm_eo = (regoff_t)len}};
+    return regexec(&c->re, len ? (const char *)data : "", 1, m, REG_STARTEND) == 0;
+#else
+    char *s = malloc(len + 1);
+    if (s == NULL)
+        return false;
+    if (len)
+        memcpy(s, data, len);
+    s[len] = '\0';
+    bool found = regexec(&c->re, s, 0, NULL, 0) == 0;
+    free(s);
+    return found;
+#endif
+}
+
+/* Where data sits relative to the comparator's value: <0, 0 or >0. For substring and
+ * regex, 0 means "found" and 1 "not found", as in HBase. */
+static int data_order(const comparator *c, const uint8_t *data, size_t len)
+{
+    switch (c->type) {
+    case COMPARATOR_BINARY:
+        return bytes_order(data, len, c->value, c->len);
+    case COMPARATOR_BINARY_PREFIX:
+        return bytes_order(data, len < c->len ? len : c->len, c->value, c->len);
+    case COMPARATOR_SUBSTRING:
+        return contains_nocase(data, len, c->value, c->len) ? 0 : 1;
+    case COMPARATOR_REGEX:
+        return regex_found(c, data, len) ? 0 : 1;
+    }
+    return 1;
+}
+
+bool comparator_matches(const comparator *c, compare_op op, const uint8_t *data, size_t len)
+{
+    if (c == NULL || op == CMP_NO_OP)
+        return false;
+    if (comparator_equality_only(c) && op != CMP_EQUAL && op != CMP_NOT_EQUAL)
+        return false;
+    int r = data_order(c, data, len);
+    switch (op) {
+    case CMP_LESS:
+        return r < 0;
+    case CMP_LESS_OR_EQUAL:
+        return r <= 0;
+    case CMP_EQUAL:
+        return r == 0;
+    case CMP_NOT_EQUAL:
+        return r != 0;
+    case CMP_GREATER_OR_EQUAL:
+        return r >= 0;
+    case CMP_GREATER:
+        return r > 0;
+    case CMP_NO_OP:
+        break;
+    }
+    return false;
+}

@@ -1,0 +1,235 @@
+/*
+ * region_maint.c - a region's flushes and compactions, and the write admission that
+ * depends on them (blocking store-file counts).
+ *
+ * Flush (region_flush_internal), under flush_mu:
+ *   1. any snapshot left by a failed flush is written first (it keeps its own seq);
+ *   2. under the update write lock (no write half-applied) a flush seq is reserved
+ *      from MVCC and every store's active memstore becomes its snapshot;
+ *   3. wait until every write below the flush seq has completed;
+ *   4. each snapshot is written to a store file and swapped in (flush_gen is odd
+ *      meanwhile, so readers never collect a half-swapped region);
+ *   5. the WAL learns the region is flushed up to the flush seq.
+ * Thread-safety: see region_internal.h.
+ */
+#include <inttypes.h>
+#include <time.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/status.h"
+#include "regionserver/storage/region_internal.h"
+
+static bool is_closing(region *r)
+{
+    pthread_mutex_lock(&r->maint_mu);
+    bool closing = r->closing;
+    pthread_mutex_unlock(&r->maint_mu);
+    return closing;
+}
+
+static void wake_waiters(region *r)
+{
+    pthread_mutex_lock(&r->maint_mu);
+    pthread_cond_broadcast(&r->maint_cv);
+    pthread_mutex_unlock(&r->maint_mu);
+}
+
+static void request_compaction_once(region *r)
+{
+    pthread_mutex_lock(&r->maint_mu);
+    bool queue = !r->compact_queued && !r->closing;
+    r->compact_queued = true;
+    pthread_mutex_unlock(&r->maint_mu);
+    if (queue && !engine_request_compaction(r->eng, r)) {
+        pthread_mutex_lock(&r->maint_mu);
+        r->compact_queued = false;
+        pthread_mutex_unlock(&r->maint_mu);
+    }
+}
+
+static int flush_waiting_snapshots(region *r, size_t *released)
+{
+    int rc = ST_OK;
+    atomic_fetch_add(&r->flush_gen, 1); /* odd: swapping */
+    for (size_t i = 0; i < r->schema.nfamilies && rc == ST_OK; i++) {
+        size_t bytes = 0;
+        rc = store_flush_snapshot(r->stores[i], &bytes);
+        *released += bytes;
+    }
+    atomic_fetch_add(&r->flush_gen, 1);
+    return rc;
+}
+
+static void release_memstore_bytes(region *r, size_t bytes)
+{
+    if (!bytes)
+        return;
+    atomic_fetch_sub(&r->memstore_bytes, bytes);
+    engine_memstore_add(r->eng, -(int64_t)bytes);
+}
+
+/* Steps 2 and 3: snapshots at a fresh flush seq. *any tells whether any store had
+ * something to flush. */
+static int take_snapshots(region *r, uint64_t *flush_seq, bool *any)
+{
+    int rc = ST_OK;
+    *any = false;
+    pthread_rwlock_wrlock(&r->update_lock);
+    *flush_seq = mvcc_begin(r->mvcc);
+    if (*flush_seq == 0) {
+        pthread_rwlock_unlock(&r->update_lock);
+        return st_error(ST_NOMEM, "region %s: out of memory starting a flush",
+                        r->info.encoded_name);
+    }
+    for (size_t i = 0; i < r->schema.nfamilies && rc == ST_OK; i++) {
+        bool took = false;
+        rc = store_snapshot(r->stores[i], *flush_seq, &took);
+        *any |= took;
+    }
+    pthread_rwlock_unlock(&r->update_lock);
+    mvcc_complete_and_wait(r->mvcc, *flush_seq);
+    return rc;
+}
+
+int region_flush_internal(region *r)
+{
+    pthread_mutex_lock(&r->flush_mu);
+    size_t released = 0;
+    uint64_t flush_seq = 0;
+    bool any = false;
+    int rc = flush_waiting_snapshots(r, &released);
+    if (rc == ST_OK)
+        rc = take_snapshots(r, &flush_seq, &any);
+    /* A store that could not take its snapshot leaves nothing marked flushed. */
+    if (rc == ST_OK && any)
+        rc = flush_waiting_snapshots(r, &released);
+    if (rc == ST_OK && any) {
+        atomic_store(&r->max_flushed_seq, flush_seq);
+        wal_region_flushed(engine_wal(r->eng), r->info.encoded_name, flush_seq);
+        atomic_fetch_add(&r->flushes, 1);
+        LOG_DEBUG("region %s: flushed up to seq %" PRIu64, r->info.encoded_name, flush_seq);
+    }
+    release_memstore_bytes(r, released);
+    pthread_mutex_unlock(&r->flush_mu);
+    if (rc != ST_OK)
+        LOG_ERROR("region %s: flush failed: %s (%s)", r->info.encoded_name, st_strerror(rc),
+                  st_errmsg());
+    else
+        request_compaction_once(r);
+    return rc;
+}
+
+/* Compacts every store. A requested compaction (wait) first waits for a background
+ * one running on the same store instead of silently doing nothing. */
+static int compact_stores(region *r, bool major, bool wait)
+{
+    compaction_policy p = engine_compaction_policy(r->eng);
+    int first = ST_OK;
+    for (size_t i = 0; i < r->schema.nfamilies; i++) {
+        bool did = false;
+        int rc;
+        do {
+            while (wait && store_compacting(r->stores[i]))
+                clock_sleep_ms(5);
+            rc = store_compact(r->stores[i], &p, major, clock_now_ms(), &did);
+            if (did)
+                atomic_fetch_add(&r->compactions, 1);
+            wake_waiters(r);
+        } while (rc == ST_OK && did && !major && !is_closing(r) &&
+                 store_needs_compaction(r->stores[i], &p));
+        if (rc != ST_OK && first == ST_OK)
+            first = rc;
+    }
+    return first;
+}
+
+int region_compact_internal(region *r, bool major)
+{
+    return compact_stores(r, major, true);
+}
+
+void region_bg_flush(region *r)
+{
+    pthread_mutex_lock(&r->maint_mu);
+    r->flush_queued = false;
+    pthread_mutex_unlock(&r->maint_mu);
+    region_flush_internal(r);
+}
+
+void region_bg_compact(region *r)
+{
+    pthread_mutex_lock(&r->maint_mu);
+    r->compact_queued = false;
+    pthread_mutex_unlock(&r->maint_mu);
+    if (is_closing(r))
+        return;
+    compaction_policy p = engine_compaction_policy(r->eng);
+    for (size_t i = 0; i < r->schema.nfamilies; i++)
+        if (store_needs_compaction(r->stores[i], &p)) {
+            compact_stores(r, false, false);
+            break;
+        }
+}
+
+void region_request_flush_forced(region *r)
+{
+    pthread_mutex_lock(&r->maint_mu);
+    bool queue = !r->flush_queued && !r->closing;
+    r->flush_queued = true;
+    pthread_mutex_unlock(&r->maint_mu);
+    if (queue && !engine_request_flush(r->eng, r)) {
+        pthread_mutex_lock(&r->maint_mu);
+        r->flush_queued = false;
+        pthread_mutex_unlock(&r->maint_mu);
+    }
+}
+
+void region_maybe_request_flush(region *r)
+{
+    if (atomic_load(&r->memstore_bytes) >= r->schema.memstore_flushsize)
+        region_request_flush_forced(r);
+}
+
+static bool too_many_files(region *r, int limit)
+{
+    for (size_t i = 0; i < r->schema.nfamilies; i++)
+        if (store_file_count(r->stores[i]) >= (size_t)limit)
+            return true;
+    return false;
+}
+
+int region_wait_store_files(region *r)
+{
+    const engine_options *o = engine_get_options(r->eng);
+    if (!too_many_files(r, o->blocking_store_files))
+        return ST_OK;
+    uint64_t deadline = clock_mono_ns() + (uint64_t)o->blocking_wait_ms * 1000000ull;
+    while (too_many_files(r, o->blocking_store_files)) {
+        request_compaction_once(r);
+        if (clock_mono_ns() >= deadline)
+            return st_error(ST_REGION_TOO_BUSY,
+                            "region %s: a store has %d or more files; writes blocked for %" PRId64
+                            " ms waiting for compaction",
+                            r->info.encoded_name, o->blocking_store_files, o->blocking_wait_ms);
+        struct timespec ts = clock_realtime_after_ms(50);
+        pthread_mutex_lock(&r->maint_mu);
+        bool closing = r->closing;
+        if (!closing)
+            pthread_cond_timedwait(&r->maint_cv, &r->maint_mu, &ts);
+        pthread_mutex_unlock(&r->maint_mu);
+        if (closing)
+            return st_error(ST_NOT_SERVING, "region %s is closing", r->info.encoded_name);
+    }
+    return ST_OK;
+}
+
+int region_flush(region *r)
+{
+    return region_flush_internal(r);
+}
+
+int region_compact(region *r, bool major)
+{
+    return region_compact_internal(r, major);
+}

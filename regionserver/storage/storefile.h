@@ -1,0 +1,99 @@
+/*
+ * storefile.h - immutable sorted files of cells (HFile-like), written once by flush or
+ * compaction and read by scanners.
+ *
+ * Layout (docs/formats/storefile.md): data blocks of about block_size bytes, each
+ * with a CRC32C and optionally zstd-compressed; a block index; a bloom filter (ROW
+ * or ROWCOL, ~1% false positives); file info (max sequence id, time range, entry
+ * count, first/last key ...); a fixed trailer with magic and version.
+ *
+ * Writing: cells must be added in strictly increasing cell_compare() order. The
+ * file is written to "<path>.tmp", fsynced, renamed to <path>, and the directory
+ * fsynced; a crash at any point leaves either no file at <path> or a whole one.
+ *
+ * Reading: a storefile is opened once, shared, and reference counted; each open
+ * iterator holds a reference. Blocks are read with pread, verified, decompressed,
+ * and kept in the block cache. A checksum failure is ST_CORRUPTION naming the file
+ * and the block offset; wrong data is never returned.
+ * Thread-safety: a storefile may be read from any number of threads; a writer is
+ * used by one thread.
+ */
+#ifndef STRATA_REGIONSERVER_STOREFILE_H
+#define STRATA_REGIONSERVER_STOREFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/cell.h"
+#include "regionserver/storage/blockcache.h"
+#include "regionserver/storage/kv_iter.h"
+
+/* On-disk codes (docs/formats/storefile.md). Never renumber. */
+typedef enum bloom_type { BLOOM_NONE = 0, BLOOM_ROW = 1, BLOOM_ROWCOL = 2 } bloom_type;
+typedef enum compression_type { COMPRESSION_NONE = 0, COMPRESSION_ZSTD = 1 } compression_type;
+
+typedef struct storefile_options {
+    uint32_t block_size;          /* target uncompressed data block size; 0 means 65536 */
+    compression_type compression; /* per data block */
+    bloom_type bloom;
+    int zstd_level; /* 0 means 3 */
+} storefile_options;
+
+typedef struct storefile_info {
+    uint64_t max_seq;      /* highest sequence id the file covers (flush/compaction input) */
+    int64_t min_ts;        /* time range of its cells (INT64_MAX/INT64_MIN when empty) */
+    int64_t max_ts;
+    uint64_t entries;      /* cells */
+    uint64_t delete_count; /* delete markers among them */
+    uint64_t file_size;
+    uint32_t block_count;
+    bloom_type bloom;
+    compression_type compression;
+    bool major_compacted;  /* written by a major compaction */
+    cell_t first;          /* first and last cells (views owned by the storefile) */
+    cell_t last;
+} storefile_info;
+
+typedef struct storefile_writer storefile_writer;
+typedef struct storefile storefile;
+
+/* Starts writing <path>.tmp. */
+int storefile_writer_open(const char *path, const storefile_options *o, storefile_writer **out);
+/* Appends c; ST_ORDER (naming the file and both keys) if c does not sort after the last. */
+int storefile_writer_add(storefile_writer *w, const cell_t *c);
+uint64_t storefile_writer_entries(const storefile_writer *w);
+/* Bytes written so far (data blocks), for size-based decisions. */
+uint64_t storefile_writer_size(const storefile_writer *w);
+/* Finishes: index, bloom, file info (max_seq, major flag), trailer, fsync, rename,
+ * directory fsync. Frees w whatever happens; on failure the .tmp file is removed. */
+int storefile_writer_finish(storefile_writer *w, uint64_t max_seq, bool major_compacted);
+/* Abandons the file: removes <path>.tmp and frees w. NULL is a no-op. */
+void storefile_writer_abort(storefile_writer *w);
+
+/* Opens and verifies trailer, file info, index and bloom. cache may be NULL. */
+int storefile_open(const char *path, blockcache *cache, storefile **out);
+void storefile_ref(storefile *f);
+/* Drops a reference; the last one closes the file (and unlinks it if marked). */
+void storefile_unref(storefile *f);
+/* Marks the file for deletion when its last reference goes (compacted away). */
+void storefile_mark_deleted(storefile *f);
+const storefile_info *storefile_get_info(const storefile *f);
+const char *storefile_path(const storefile *f);
+
+/* Bloom checks: false means definitely absent. ROWCOL blooms hold both row keys and
+ * row+family+qualifier keys; without a bloom both return true. */
+bool storefile_may_contain_row(const storefile *f, const uint8_t *row, size_t row_len);
+bool storefile_may_contain_column(const storefile *f, const uint8_t *row, size_t row_len,
+                                  const uint8_t *fam, size_t fam_len, const uint8_t *qual,
+                                  size_t qual_len);
+
+/* An iterator over all cells; holds a reference to f until destroyed. fill_cache
+ * false reads blocks without inserting them (compaction). NULL if out of memory. */
+kv_iter *storefile_iter(storefile *f, bool fill_cache);
+
+/* The row of the first key of data block (block_count-1)/2 (a split point). */
+int storefile_mid_row(storefile *f, buf_t *row);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * storefile_internal.h - what the store-file writer, reader and iterator share: the
+ * on-disk constants of the trailer and sections (docs/formats/storefile.md; never
+ * renumbered), the opened-file struct and block access through the block cache.
+ *
+ * Thread-safety: a storefile is immutable after storefile_open() apart from its
+ * atomic reference count and deleted flag; block access is safe from any thread.
+ */
+#ifndef STRATA_REGIONSERVER_STOREFILE_INTERNAL_H
+#define STRATA_REGIONSERVER_STOREFILE_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "common/fileio.h"
+#include "regionserver/storage/block.h"
+#include "regionserver/storage/bloom.h"
+#include "regionserver/storage/storefile.h"
+
+#define SF_MAGIC "STRATASF" /* 8 bytes, at trailer offset 52 */
+#define SF_MAGIC_LEN 8
+#define SF_VERSION 1
+#define SF_TRAILER_LEN 64
+#define SF_TRAILER_CRC_OFF 48
+#define SF_TRAILER_MAGIC_OFF 52
+#define SF_TRAILER_VERSION_OFF 60
+#define SF_INFO_FIXED_LEN 48 /* file info bytes before first_len */
+#define SF_INFO_FLAG_MAJOR 0x01
+#define SF_SECTION_CRC_LEN 4
+
+typedef struct sf_index_entry {
+    uint64_t offset;
+    uint32_t size;
+    cell_t first; /* key-only view into the index section bytes */
+} sf_index_entry;
+
+struct storefile {
+    char *path;
+    fio_file *file;
+    blockcache *cache; /* may be NULL */
+    uint64_t file_id;  /* block cache key part */
+    atomic_int refs;
+    atomic_bool deleted;
+    storefile_info info; /* first/last view into info_buf */
+    uint8_t *info_buf;
+    uint8_t *index_buf;
+    sf_index_entry *index; /* info.block_count entries */
+    uint8_t *bloom_buf;
+    bloom_filter bloom; /* valid when info.bloom != BLOOM_NONE */
+};
+
+/* A decoded data block as cached (the cache value). */
+typedef struct sf_block {
+    uint8_t *raw;
+    block_t blk;
+} sf_block;
+
+/* A pinned block: either a cache handle or a private copy (no cache, or a miss with
+ * fill_cache false). */
+typedef struct sf_block_ref {
+    blockcache_handle *handle;
+    sf_block *owned;
+    const block_t *blk; /* NULL when nothing is pinned */
+} sf_block_ref;
+
+/* Pins data block idx of f, reading, verifying and decoding it on a miss. On failure
+ * out->blk is NULL and the status (ST_CORRUPTION naming the file and block offset,
+ * ST_IO, ST_NOMEM) is returned with its message recorded. */
+int storefile_block_acquire(storefile *f, uint32_t idx, bool fill_cache, sf_block_ref *out);
+/* Unpins; a ref with nothing pinned is a no-op. */
+void storefile_block_release(storefile *f, sf_block_ref *ref);
+/* Index of the last data block whose first key is <= key, or -1 if none. */
+int64_t storefile_index_find(const storefile *f, const cell_t *key);
+
+#endif

@@ -1,0 +1,174 @@
+/*
+ * storefile_iter.c - the kv_iter over one store file.
+ *
+ * The iterator pins the data block its current cell lives in (a block-cache handle
+ * or a private copy) so the cell view stays valid until the next move. Positioning
+ * uses the in-memory index (last block whose first key <= key) and a binary search
+ * in the block; next() walks across block boundaries.
+ *
+ * States: UNPOSITIONED (storefile_iter) --seek, next--> VALID | EXHAUSTED | FAILED.
+ * FAILED (a block read/verify error, see storefile_block_acquire) is sticky: the
+ * iterator stays invalid and status() keeps the code. EXHAUSTED holds no block.
+ * Thread-safety: one iterator is used by one thread at a time; it holds a reference
+ * to its storefile until destroyed.
+ */
+#include "regionserver/storage/storefile_internal.h"
+
+#include <stdlib.h>
+
+#include "common/status.h"
+
+typedef struct sf_iter {
+    kv_iter base;
+    storefile *f;
+    bool fill_cache;
+    bool valid;
+    int status;
+    uint32_t block; /* index of the pinned block (when ref.blk) */
+    uint32_t pos;   /* cell within it */
+    sf_block_ref ref;
+    cell_t cur;
+} sf_iter;
+
+static void invalidate(sf_iter *it)
+{
+    storefile_block_release(it->f, &it->ref);
+    it->valid = false;
+}
+
+/* Pins block b; on failure the iterator becomes FAILED. */
+static bool load(sf_iter *it, uint32_t b)
+{
+    if (it->ref.blk && it->block == b)
+        return true;
+    storefile_block_release(it->f, &it->ref);
+    int rc = storefile_block_acquire(it->f, b, it->fill_cache, &it->ref);
+    if (rc != ST_OK) {
+        it->status = rc;
+        invalidate(it);
+        return false;
+    }
+    it->block = b;
+    return true;
+}
+
+static void position(sf_iter *it, uint32_t pos)
+{
+    it->pos = pos;
+    block_cell(it->ref.blk, pos, &it->cur);
+    it->valid = true;
+}
+
+/* Moves to the first cell of block b, or EXHAUSTED past the last block. */
+static void first_of_block(sf_iter *it, uint32_t b)
+{
+    if (b >= it->f->info.block_count) {
+        invalidate(it);
+        return;
+    }
+    if (load(it, b))
+        position(it, 0);
+}
+
+static void iter_seek_to_first(kv_iter *base)
+{
+    sf_iter *it = (sf_iter *)base;
+    if (it->status == ST_OK)
+        first_of_block(it, 0);
+}
+
+static void iter_seek(kv_iter *base, const cell_t *key)
+{
+    sf_iter *it = (sf_iter *)base;
+    if (it->status != ST_OK)
+        return;
+    int64_t b = storefile_index_find(it->f, key);
+    if (b < 0) {
+        first_of_block(it, 0);
+        return;
+    }
+    if (!load(it, (uint32_t)b))
+        return;
+    uint32_t pos = block_seek(it->ref.blk, key);
+    if (pos < it->ref.blk->count)
+        position(it, pos);
+    else
+        first_of_block(it, (uint32_t)b + 1);
+}
+
+static void iter_seek_for_prev(kv_iter *base, const cell_t *key)
+{
+    sf_iter *it = (sf_iter *)base;
+    if (it->status != ST_OK)
+        return;
+    int64_t b = storefile_index_find(it->f, key);
+    if (b < 0) {
+        invalidate(it);
+        return;
+    }
+    if (!load(it, (uint32_t)b))
+        return;
+    /* The block's first key is <= key, so the answer is in this block. */
+    int64_t pos = block_seek_for_prev(it->ref.blk, key);
+    if (pos >= 0)
+        position(it, (uint32_t)pos);
+    else
+        invalidate(it);
+}
+
+static void iter_next(kv_iter *base)
+{
+    sf_iter *it = (sf_iter *)base;
+    if (!it->valid)
+        return;
+    if (it->pos + 1 < it->ref.blk->count)
+        position(it, it->pos + 1);
+    else
+        first_of_block(it, it->block + 1);
+}
+
+static bool iter_valid(const kv_iter *base)
+{
+    return ((const sf_iter *)base)->valid;
+}
+
+static const cell_t *iter_cell(const kv_iter *base)
+{
+    return &((const sf_iter *)base)->cur;
+}
+
+static int iter_status(const kv_iter *base)
+{
+    return ((const sf_iter *)base)->status;
+}
+
+static void iter_destroy(kv_iter *base)
+{
+    sf_iter *it = (sf_iter *)base;
+    storefile_block_release(it->f, &it->ref);
+    storefile_unref(it->f);
+    free(it);
+}
+
+static const kv_iter_ops sf_iter_ops = {
+    .seek = iter_seek,
+    .seek_for_prev = iter_seek_for_prev,
+    .seek_to_first = iter_seek_to_first,
+    .next = iter_next,
+    .valid = iter_valid,
+    .cell = iter_cell,
+    .status = iter_status,
+    .destroy = iter_destroy,
+};
+
+kv_iter *storefile_iter(storefile *f, bool fill_cache)
+{
+    sf_iter *it = calloc(1, sizeof(*it));
+    if (!it)
+        return NULL;
+    it->base.ops = &sf_iter_ops;
+    it->f = f;
+    it->fill_cache = fill_cache;
+    storefile_ref(f);
+    return &it->base;
+}

@@ -1,0 +1,404 @@
+/*
+ * storefile_reader.c - opens a store file (docs/formats/storefile.md), verifies its
+ * trailer, file info, index and bloom, and serves data blocks through the block cache.
+ *
+ * storefile_open: trailer (magic, CRC, version, section bounds) -> file info ->
+ * index (blocks tile the data region) -> bloom. Each check failing is ST_CORRUPTION
+ * naming the file and the section. Data blocks are read with one pread of the size
+ * the index gives, verified and decoded by block_frame_decode() and cached under
+ * (file id, block offset) with the decoded size as charge.
+ *
+ * Lifetime: refs starts at 1 (the opener); iterators take one each. The last
+ * storefile_unref() drops the file's blocks from the cache, closes it and, if
+ * storefile_mark_deleted() was called, unlinks it.
+ * Thread-safety: after open everything is read-only except the atomic refs and
+ * deleted flag; block reads may run from any number of threads.
+ */
+#include "regionserver/storage/storefile_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/bytes.h"
+#include "common/crc32c.h"
+#include "common/log.h"
+#include "common/status.h"
+
+typedef struct sf_trailer {
+    uint64_t off[3]; /* bloom, index, info */
+    uint64_t size[3];
+} sf_trailer;
+
+static const char *const section_names[3] = {"bloom", "index", "file info"};
+
+static int corrupt(const storefile *f, const char *section, const char *why)
+{
+    LOG_ERROR("store file %s: %s: %s", f->path, section, why);
+    return st_error(ST_CORRUPTION, "store file %s: %s: %s", f->path, section, why);
+}
+
+/* ---- trailer ---- */
+
+static int check_bounds(const storefile *f, const sf_trailer *t, uint64_t trailer_off)
+{
+    uint64_t end = t->off[0];
+    if (end > trailer_off)
+        return corrupt(f, "trailer", "section offsets out of range");
+    for (int i = 0; i < 3; i++) {
+        if (t->off[i] != end || t->size[i] > trailer_off - end)
+            return corrupt(f, "trailer", "section offsets out of range");
+        if (t->size[i] != 0 && t->size[i] < SF_SECTION_CRC_LEN)
+            return corrupt(f, "trailer", "section too short");
+        end += t->size[i];
+    }
+    if (end != trailer_off || t->size[1] == 0 || t->size[2] == 0)
+        return corrupt(f, "trailer", "sections do not end at the trailer");
+    return ST_OK;
+}
+
+static int read_trailer(storefile *f, sf_trailer *t)
+{
+    uint8_t b[SF_TRAILER_LEN];
+    size_t got = 0;
+    if (f->info.file_size < SF_TRAILER_LEN)
+        return corrupt(f, "trailer", "file shorter than the trailer");
+    uint64_t at = f->info.file_size - SF_TRAILER_LEN;
+    int rc = fio_pread(f->file, b, sizeof(b), at, &got);
+    if (rc != ST_OK)
+        return rc;
+    if (got != sizeof(b))
+        return corrupt(f, "trailer", "truncated");
+    if (memcmp(b + SF_TRAILER_MAGIC_OFF, SF_MAGIC, SF_MAGIC_LEN) != 0)
+        return corrupt(f, "trailer", "bad magic (not a store file, or truncated)");
+    uint32_t crc = crc32c_extend(0, b, SF_TRAILER_CRC_OFF);
+    crc = crc32c_extend(crc, b + SF_TRAILER_MAGIC_OFF, SF_TRAILER_LEN - SF_TRAILER_MAGIC_OFF);
+    if (crc != be32_get(b + SF_TRAILER_CRC_OFF))
+        return corrupt(f, "trailer", "checksum mismatch");
+    uint32_t version = be32_get(b + SF_TRAILER_VERSION_OFF);
+    if (version != SF_VERSION)
+        return st_error(ST_UNSUPPORTED, "store file %s: unsupported version %u", f->path, version);
+    for (int i = 0; i < 3; i++) {
+        t->off[i] = be64_get(b + 16 * i);
+        t->size[i] = be64_get(b + 16 * i + 8);
+    }
+    return check_bounds(f, t, at);
+}
+
+/* Reads section i into a new buffer (*out, caller frees) and checks its CRC. */
+static int read_section(storefile *f, const sf_trailer *t, int i, uint8_t **out)
+{
+    *out = NULL;
+    size_t n = (size_t)t->size[i], got = 0;
+    uint8_t *p = malloc(n);
+    if (!p)
+        return st_error(ST_NOMEM, "store file %s: out of memory reading the %s section", f->path,
+                        section_names[i]);
+    int rc = fio_pread(f->file, p, n, t->off[i], &got);
+    if (rc == ST_OK && got != n)
+        rc = corrupt(f, section_names[i], "truncated");
+    if (rc == ST_OK && crc32c_value(p, n - 4) != be32_get(p + n - 4))
+        rc = corrupt(f, section_names[i], "checksum mismatch");
+    if (rc != ST_OK) {
+        free(p);
+        return rc;
+    }
+    *out = p;
+    return ST_OK;
+}
+
+/* ---- file info ---- */
+
+/* Parses a u32-length-prefixed cell at *pos (length 0: none). */
+static int parse_info_cell(const uint8_t *p, size_t n, size_t *pos, cell_t *out, bool want)
+{
+    if (n - *pos < 4)
+        return ST_CORRUPTION;
+    uint32_t len = be32_get(p + *pos);
+    *pos += 4;
+    if (len > n - *pos || (len == 0) == want)
+        return ST_CORRUPTION;
+    size_t used = 0;
+    if (len && (cell_decode(p + *pos, len, out, &used) != ST_OK || used != len))
+        return ST_CORRUPTION;
+    *pos += len;
+    return ST_OK;
+}
+
+static int parse_info(storefile *f, const uint8_t *p, size_t n)
+{
+    storefile_info *in = &f->info;
+    if (n < SF_INFO_FIXED_LEN)
+        return corrupt(f, "file info", "too short");
+    in->max_seq = be64_get(p);
+    in->min_ts = (int64_t)be64_get(p + 8);
+    in->max_ts = (int64_t)be64_get(p + 16);
+    in->entries = be64_get(p + 24);
+    in->delete_count = be64_get(p + 32);
+    in->block_count = be32_get(p + 40);
+    in->bloom = (bloom_type)p[44];
+    in->compression = (compression_type)p[45];
+    in->major_compacted = p[46] & SF_INFO_FLAG_MAJOR;
+    if (p[44] > BLOOM_ROWCOL || p[45] > COMPRESSION_ZSTD || (p[46] & ~SF_INFO_FLAG_MAJOR))
+        return corrupt(f, "file info", "unknown bloom type, compression or flag");
+    if ((in->entries == 0) != (in->block_count == 0) || in->delete_count > in->entries)
+        return corrupt(f, "file info", "inconsistent counts");
+    size_t pos = SF_INFO_FIXED_LEN;
+    bool want = in->entries > 0;
+    if (parse_info_cell(p, n, &pos, &in->first, want) != ST_OK ||
+        parse_info_cell(p, n, &pos, &in->last, want) != ST_OK || pos != n)
+        return corrupt(f, "file info", "bad first or last cell");
+    return ST_OK;
+}
+
+/* ---- index ---- */
+
+static int parse_index_entry(const uint8_t *p, size_t n, size_t *pos, sf_index_entry *e)
+{
+    size_t used = 0;
+    if (n - *pos < 12)
+        return ST_CORRUPTION;
+    e->offset = be64_get(p + *pos);
+    e->size = be32_get(p + *pos + 8);
+    *pos += 12;
+    if (cell_decode(p + *pos, n - *pos, &e->first, &used) != ST_OK || e->first.value_len)
+        return ST_CORRUPTION;
+    *pos += used;
+    return ST_OK;
+}
+
+static int parse_index(storefile *f, const uint8_t *p, size_t n, uint64_t data_end)
+{
+    if (n < 4 || be32_get(p) != f->info.block_count)
+        return corrupt(f, "index", "block count disagrees with the file info");
+    uint32_t count = f->info.block_count;
+    if (count && !(f->index = calloc(count, sizeof(*f->index))))
+        return st_error(ST_NOMEM, "store file %s: out of memory for the index", f->path);
+    size_t pos = 4;
+    uint64_t expect = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        sf_index_entry *e = &f->index[i];
+        if (parse_index_entry(p, n, &pos, e) != ST_OK)
+            return corrupt(f, "index", "malformed entry");
+        if (e->offset != expect || e->size <= BLOCK_HEADER_LEN || e->size > data_end - expect)
+            return corrupt(f, "index", "block offsets out of range");
+        expect += e->size;
+    }
+    if (pos != n || expect != data_end)
+        return corrupt(f, "index", "blocks do not cover the data region");
+    return ST_OK;
+}
+
+/* ---- open / close ---- */
+
+static int load_sections(storefile *f, const sf_trailer *t)
+{
+    int rc = read_section(f, t, 2, &f->info_buf);
+    if (rc == ST_OK)
+        rc = parse_info(f, f->info_buf, (size_t)t->size[2] - 4);
+    if (rc == ST_OK)
+        rc = read_section(f, t, 1, &f->index_buf);
+    if (rc == ST_OK)
+        rc = parse_index(f, f->index_buf, (size_t)t->size[1] - 4, t->off[0]);
+    if (rc != ST_OK || (f->info.bloom == BLOOM_NONE && t->size[0] == 0))
+        return rc;
+    if (f->info.bloom == BLOOM_NONE || t->size[0] == 0)
+        return corrupt(f, "bloom", "presence disagrees with the file info");
+    rc = read_section(f, t, 0, &f->bloom_buf);
+    if (rc == ST_OK && (bloom_parse(f->bloom_buf, (size_t)t->size[0] - 4, &f->bloom) != ST_OK ||
+                        f->bloom.type != (uint8_t)f->info.bloom))
+        rc = corrupt(f, "bloom", "malformed header");
+    return rc;
+}
+
+static void storefile_free(storefile *f)
+{
+    fio_close(f->file);
+    free(f->index);
+    free(f->index_buf);
+    free(f->info_buf);
+    free(f->bloom_buf);
+    free(f->path);
+    free(f);
+}
+
+int storefile_open(const char *path, blockcache *cache, storefile **out)
+{
+    *out = NULL;
+    sf_trailer t;
+    storefile *f = calloc(1, sizeof(*f));
+    if (!f || !(f->path = strdup(path))) {
+        free(f);
+        return st_error(ST_NOMEM, "store file %s: out of memory opening", path);
+    }
+    int rc = fio_open_read(path, &f->file);
+    if (rc == ST_OK)
+        rc = fio_size(f->file, &f->info.file_size);
+    if (rc == ST_OK)
+        rc = read_trailer(f, &t);
+    if (rc == ST_OK)
+        rc = load_sections(f, &t);
+    if (rc != ST_OK)
+        goto fail;
+    f->cache = cache;
+    f->file_id = blockcache_new_file_id();
+    atomic_init(&f->refs, 1);
+    atomic_init(&f->deleted, false);
+    *out = f;
+    return ST_OK;
+fail:
+    storefile_free(f);
+    return rc;
+}
+
+void storefile_ref(storefile *f)
+{
+    atomic_fetch_add(&f->refs, 1);
+}
+
+void storefile_unref(storefile *f)
+{
+    if (!f || atomic_fetch_sub(&f->refs, 1) != 1)
+        return;
+    if (f->cache)
+        blockcache_erase_file(f->cache, f->file_id);
+    fio_close(f->file);
+    f->file = NULL;
+    if (atomic_load(&f->deleted) && fio_unlink(f->path) != ST_OK)
+        LOG_WARN("store file %s: unlink after last reference failed: %s", f->path, st_errmsg());
+    storefile_free(f);
+}
+
+void storefile_mark_deleted(storefile *f)
+{
+    atomic_store(&f->deleted, true);
+}
+
+const storefile_info *storefile_get_info(const storefile *f)
+{
+    return &f->info;
+}
+
+const char *storefile_path(const storefile *f)
+{
+    return f->path;
+}
+
+/* ---- bloom ---- */
+
+bool storefile_may_contain_row(const storefile *f, const uint8_t *row, size_t row_len)
+{
+    if (f->info.bloom == BLOOM_NONE)
+        return true;
+    return bloom_may_contain(&f->bloom, bloom_row_hash(row, row_len));
+}
+
+bool storefile_may_contain_column(const storefile *f, const uint8_t *row, size_t row_len,
+                                  const uint8_t *fam, size_t fam_len, const uint8_t *qual,
+                                  size_t qual_len)
+{
+    if (f->info.bloom != BLOOM_ROWCOL)
+        return storefile_may_contain_row(f, row, row_len);
+    return bloom_may_contain(&f->bloom,
+                             bloom_column_hash(row, row_len, fam, fam_len, qual, qual_len));
+}
+
+/* ---- data blocks ---- */
+
+static void sf_block_free(void *v)
+{
+    sf_block *b = v;
+    free(b->raw);
+    free(b);
+}
+
+/* Reads, verifies and decodes block idx into a new sf_block. */
+static int read_block(storefile *f, uint32_t idx, sf_block **out)
+{
+    const sf_index_entry *e = &f->index[idx];
+    *out = NULL;
+    size_t got = 0, raw_len = 0;
+    const char *why = NULL;
+    uint8_t *stored = malloc(e->size);
+    sf_block *b = calloc(1, sizeof(*b));
+    int rc = stored && b ? fio_pread(f->file, stored, e->size, e->offset, &got) : ST_NOMEM;
+    if (rc == ST_OK && got != e->size)
+        rc = (why = "truncated", ST_CORRUPTION);
+    if (rc == ST_OK)
+        rc = block_frame_decode(stored, e->size, &b->raw, &raw_len, &why);
+    if (rc == ST_OK && block_init(&b->blk, b->raw, raw_len) != ST_OK)
+        rc = (why = "malformed block contents", ST_CORRUPTION);
+    if (rc == ST_CORRUPTION) {
+        LOG_ERROR("store file %s: data block at offset %llu: %s", f->path,
+                  (unsigned long long)e->offset, why);
+        st_error(rc, "store file %s: data block at offset %llu: %s", f->path,
+                 (unsigned long long)e->offset, why);
+    } else if (rc == ST_NOMEM) {
+        st_error(rc, "store file %s: out of memory reading block at offset %llu", f->path,
+                 (unsigned long long)e->offset);
+    }
+    free(stored);
+    if (rc != ST_OK) {
+        if (b)
+            sf_block_free(b);
+        return rc;
+    }
+    *out = b;
+    return ST_OK;
+}
+
+int storefile_block_acquire(storefile *f, uint32_t idx, bool fill_cache, sf_block_ref *out)
+{
+    *out = (sf_block_ref){0};
+    uint64_t off = f->index[idx].offset;
+    if (f->cache && (out->handle = blockcache_lookup(f->cache, f->file_id, off))) {
+        out->blk = &((sf_block *)blockcache_value(out->handle))->blk;
+        return ST_OK;
+    }
+    sf_block *b = NULL;
+    int rc = read_block(f, idx, &b);
+    if (rc != ST_OK)
+        return rc;
+    if (f->cache && fill_cache) {
+        out->handle =
+            blockcache_insert(f->cache, f->file_id, off, b, sizeof(*b) + b->blk.len, sf_block_free);
+        if (!out->handle)
+            return st_error(ST_NOMEM, "store file %s: out of memory caching a block", f->path);
+        b = blockcache_value(out->handle);
+    } else {
+        out->owned = b;
+    }
+    out->blk = &b->blk;
+    return ST_OK;
+}
+
+void storefile_block_release(storefile *f, sf_block_ref *ref)
+{
+    if (ref->handle)
+        blockcache_release(f->cache, ref->handle);
+    else if (ref->owned)
+        sf_block_free(ref->owned);
+    *ref = (sf_block_ref){0};
+}
+
+int64_t storefile_index_find(const storefile *f, const cell_t *key)
+{
+    uint32_t lo = 0, hi = f->info.block_count; /* first block with first key > key */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (cell_compare(&f->index[mid].first, key) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (int64_t)lo - 1;
+}
+
+int storefile_mid_row(storefile *f, buf_t *row)
+{
+    if (f->info.block_count == 0)
+        return st_error(ST_NOT_FOUND, "store file %s is empty: no mid row", f->path);
+    const cell_t *k = &f->index[(f->info.block_count - 1) / 2].first;
+    if (buf_set(row, k->row, k->row_len) != ST_OK)
+        return st_error(ST_NOMEM, "store file %s: out of memory", f->path);
+    return ST_OK;
+}

@@ -17,7 +17,7 @@
 #include "common/status.h"
 #include "master/master_internal.h"
 #include "regionserver/storage/layout.h"
-#include "regionserver/rs_internal.h"
+#include "regionserver/storage/schema_proto.h"
 
 /* Takes a table for a DDL (waits while another DDL has it): ST_NOT_FOUND naming it. */
 static int take_table(master *m, const char *name, m_table **out)
@@ -97,7 +97,7 @@ static int check_schema(const Strata__Admin__TableSchema *in, char *qualified, s
     Strata__Admin__TableSchema copy = *in;
     copy.name = qualified;
     table_schema ts;
-    rc = rs_schema_from_proto(&copy, 128u << 20, &ts);
+    rc = schema_from_proto(&copy, 128u << 20, &ts);
     if (rc != ST_OK)
         return rc;
     *len = protobuf_c_message_get_packed_size(&copy.base);

@@ -29,9 +29,9 @@ static int open_one(rs_server *s, const Strata__Admin__OpenRegionRequest__Region
     table_schema schema;
     region_info info;
     *why = ST_OK;
-    int rc = rs_schema_from_proto(oi->schema, s->default_flushsize, &schema);
+    int rc = schema_from_proto(oi->schema, s->default_flushsize, &schema);
     if (rc == ST_OK)
-        rc = rs_info_from_proto(oi->region, &info);
+        rc = region_info_from_proto(oi->region, &info);
     if (rc == ST_OK && strcmp(schema.name, info.table) != 0)
         rc = st_error(ST_INVALID_ARGUMENT, "region %s: table '%s' but schema of '%s'",
                       info.encoded_name, info.table, schema.name);
@@ -154,7 +154,7 @@ static int handle_region_info(void *ctx, const rpc_request *req, rpc_reply *repl
     if (rc == ST_OK)
         rc = rs_region_acquire(s, m->encoded_name, &reg);
     if (rc == ST_OK) {
-        rs_info_to_proto(region_get_info(reg->r), &info);
+        region_info_to_proto(region_get_info(reg->r), &info);
         rs_load_to_proto(reg->r, &load);
         resp.region = &info;
         resp.load = &load;
@@ -188,7 +188,7 @@ static int handle_online(void *ctx, const rpc_request *req, rpc_reply *reply)
     if (rc == ST_OK && (!ptrs || !infos))
         rc = st_error(ST_NOMEM, "out of memory");
     for (size_t i = 0; rc == ST_OK && i < n; i++) {
-        rs_info_to_proto(region_get_info(list[i]->r), &infos[i]);
+        region_info_to_proto(region_get_info(list[i]->r), &infos[i]);
         ptrs[i] = &infos[i];
     }
     resp.region = ptrs;

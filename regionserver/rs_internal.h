@@ -45,6 +45,7 @@
 #include "common/rpc/rpc_server.h"
 #include "regionserver/storage/engine.h"
 #include "regionserver/storage/region.h"
+#include "regionserver/storage/schema_proto.h"
 #include "regionserver/rs_server.h"
 
 typedef enum rs_region_state {
@@ -227,12 +228,6 @@ int rs_pack(rpc_reply *reply, const ProtobufCMessage *m);
 /* ST_SERVER_BUSY while the server is starting or stopping. */
 int rs_check_serving(rs_server *s, rpc_reply *reply);
 
-int rs_schema_from_proto(const Strata__Admin__TableSchema *p, uint64_t default_flushsize,
-                         table_schema *out);
-/* Borrows p's keys. */
-int rs_info_from_proto(const Strata__Admin__RegionInfo *p, region_info *out);
-/* Borrows i's strings and keys. */
-void rs_info_to_proto(const region_info *i, Strata__Admin__RegionInfo *out);
 void rs_load_to_proto(region *r, Strata__Admin__RegionLoad *out);
 
 /* Read options of a Get or Scan into spec (columns and filter allocated in pool / owned

@@ -5,7 +5,7 @@
  *
  * Thread-safety: the route table is written before start only and read by the server's
  * thread; `port` is atomic; stop breaks the loop from the owner's thread (libevent's
- * pthread locking is on, rpc_event_init_threads) and joins the thread before freeing.
+ * pthread locking is on, net_init_threads) and joins the thread before freeing.
  */
 #include "common/http/http_server.h"
 
@@ -22,7 +22,7 @@
 #include <sys/socket.h>
 
 #include "common/log.h"
-#include "common/rpc/rpc_event.h"
+#include "common/net.h"
 #include "common/status.h"
 
 #define HTTP_DEFAULT_TYPE "text/plain; charset=utf-8"
@@ -245,7 +245,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 static void *loop_main(void *arg)
 {
     http_server *s = arg;
-    rpc_event_block_sigpipe();
+    net_block_sigpipe();
     event_base_loop(s->base, EVLOOP_NO_EXIT_ON_EMPTY);
     return NULL;
 }
@@ -282,7 +282,7 @@ static int bind_port(http_server *s, const char *host, int port)
     if (getsockname(evhttp_bound_socket_get_fd(bs), (struct sockaddr *)&ss, &len) != 0)
         return st_error(ST_IO, "http server: getsockname on %s:%d failed", host, port);
     char name[96];
-    rpc_event_format_addr((struct sockaddr *)&ss, name, sizeof(name));
+    net_format_addr((struct sockaddr *)&ss, name, sizeof(name));
     const char *colon = strrchr(name, ':');
     atomic_store(&s->port, colon ? atoi(colon + 1) : 0);
     LOG_INFO("http server: listening on %s", name);
@@ -315,7 +315,7 @@ int http_server_start(http_server *s, const char *host, int port)
         return st_error(ST_INVALID_ARGUMENT, "http server: already started");
     if (!host || !*host)
         host = "127.0.0.1";
-    int rc = rpc_event_init_threads();
+    int rc = net_init_threads();
     if (rc == ST_OK)
         rc = setup(s);
     if (rc == ST_OK)

@@ -13,7 +13,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/rpc/rpc_client_internal.h"
-#include "common/rpc/rpc_event.h"
+#include "common/net.h"
 #include "common/status.h"
 
 void rpc_client_opts_default(rpc_client_opts *o)
@@ -26,7 +26,7 @@ void rpc_client_opts_default(rpc_client_opts *o)
 static void *io_main(void *arg)
 {
     rpc_client *c = arg;
-    rpc_event_block_sigpipe();
+    net_block_sigpipe();
     event_base_loop(c->base, EVLOOP_NO_EXIT_ON_EMPTY);
     return NULL;
 }
@@ -66,7 +66,7 @@ static void destroy(rpc_client *c)
 int rpc_client_new(const rpc_client_opts *opts, rpc_client **out)
 {
     *out = NULL;
-    int rc = rpc_event_init_threads();
+    int rc = net_init_threads();
     if (rc != ST_OK)
         return rc;
     rpc_client *c = calloc(1, sizeof(*c));
@@ -124,7 +124,7 @@ static int call_new(rpc_client *c, const char *addr, const char *method, const v
     char host[RPC_ADDR_MAX];
     int port = 0;
     if (alen == 0 || alen >= RPC_ADDR_MAX ||
-        rpc_event_split_addr(addr, host, sizeof(host), &port) != ST_OK)
+        net_split_addr(addr, host, sizeof(host), &port) != ST_OK)
         return st_error(ST_INVALID_ARGUMENT, "rpc call %s: bad address '%s' (want host:port)",
                         method ? method : "?", addr ? addr : "");
     cli_call *call = calloc(1, sizeof(*call));

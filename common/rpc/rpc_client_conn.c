@@ -25,7 +25,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/rpc/rpc_client_internal.h"
-#include "common/rpc/rpc_event.h"
+#include "common/net.h"
 #include "common/status.h"
 
 #define TABLE_MIN 64
@@ -303,7 +303,7 @@ static void event_cb(struct bufferevent *bev, short what, void *arg)
     char why[200];
     if (what & BEV_EVENT_CONNECTED) {
         k->connected = true;
-        rpc_event_nodelay(bufferevent_getfd(bev));
+        net_nodelay(bufferevent_getfd(bev));
         pthread_mutex_lock(&k->out_mu);
         k->fd = bufferevent_getfd(bev);
         pthread_mutex_unlock(&k->out_mu);
@@ -357,9 +357,9 @@ static int conn_open(rpc_client *c, const char *addr, cli_conn **out)
     int port = 0;
     struct sockaddr_storage ss;
     socklen_t len = 0;
-    int rc = rpc_event_split_addr(addr, host, sizeof(host), &port);
+    int rc = net_split_addr(addr, host, sizeof(host), &port);
     if (rc == ST_OK)
-        rc = rpc_event_resolve(host, port, &ss, &len);
+        rc = net_resolve(host, port, &ss, &len);
     if (rc != ST_OK)
         return rc;
     cli_conn *k = calloc(1, sizeof(*k));

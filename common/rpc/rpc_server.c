@@ -22,7 +22,7 @@
 #include <event2/bufferevent.h>
 
 #include "common/log.h"
-#include "common/rpc/rpc_event.h"
+#include "common/net.h"
 #include "common/rpc/rpc_server_internal.h"
 #include "common/status.h"
 
@@ -124,7 +124,7 @@ static void stop_timer_cb(evutil_socket_t fd, short what, void *arg)
 static void *io_main(void *arg)
 {
     rpc_server *s = arg;
-    rpc_event_block_sigpipe();
+    net_block_sigpipe();
     event_base_loop(s->base, EVLOOP_NO_EXIT_ON_EMPTY);
     return NULL;
 }
@@ -153,7 +153,7 @@ static int listen_on(rpc_server *s, const char *host, int port)
 {
     struct sockaddr_storage ss;
     socklen_t sslen = 0;
-    int rc = rpc_event_resolve(host, port, &ss, &sslen);
+    int rc = net_resolve(host, port, &ss, &sslen);
     if (rc != ST_OK) {
         char why[256];
         snprintf(why, sizeof(why), "%s", st_errmsg());
@@ -174,7 +174,7 @@ static int listen_on(rpc_server *s, const char *host, int port)
     if (getsockname(evconnlistener_get_fd(s->listener), (struct sockaddr *)&bound, &blen) != 0)
         return st_error(ST_IO, "rpc server: getsockname on %s:%d failed", host, port);
     char name[64];
-    rpc_event_format_addr((struct sockaddr *)&bound, name, sizeof(name));
+    net_format_addr((struct sockaddr *)&bound, name, sizeof(name));
     const char *colon = strrchr(name, ':');
     atomic_store(&s->port, colon ? atoi(colon + 1) : 0);
     LOG_INFO("rpc server: listening on %s", name);
@@ -200,7 +200,7 @@ int rpc_server_start(rpc_server *s, const char *host, int port)
         return st_error(ST_INVALID_ARGUMENT, "rpc server: already started");
     if (!host)
         host = "127.0.0.1";
-    int rc = rpc_event_init_threads();
+    int rc = net_init_threads();
     if (rc == ST_OK)
         rc = make_events(s);
     if (rc == ST_OK)

@@ -24,7 +24,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
-#include "common/rpc/rpc_event.h"
+#include "common/net.h"
 #include "common/rpc/rpc_server_internal.h"
 #include "common/status.h"
 
@@ -284,7 +284,7 @@ void srv_conn_accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct soc
     pthread_mutex_init(&c->out_mu, NULL);
     c->fd = fd;
     c->state = CONN_PREAMBLE;
-    rpc_event_format_addr(sa, c->peer, sizeof(c->peer));
+    net_format_addr(sa, c->peer, sizeof(c->peer));
     c->bev = bufferevent_socket_new(s->base, fd, BEV_OPT_CLOSE_ON_FREE);
     if (!c->bev) {
         LOG_ERROR("rpc server: cannot set up the connection from %s", c->peer);
@@ -293,7 +293,7 @@ void srv_conn_accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct soc
         free(c);
         return;
     }
-    rpc_event_nodelay(fd);
+    net_nodelay(fd);
     rpc_frame_decoder_init(&c->dec, s->opts.max_frame, true);
     bufferevent_setcb(c->bev, read_cb, write_cb, event_cb, c);
     bufferevent_enable(c->bev, EV_READ | EV_WRITE);

@@ -1,8 +1,9 @@
 /*
- * rpc_event.c - libevent threading setup and socket address helpers for the RPC layer.
+ * net.c - libevent threading setup and socket address helpers shared by the RPC and HTTP
+ * servers and the RPC client.
  * Thread-safety: the threading setup runs once (pthread_once); the rest is pure.
  */
-#include "common/rpc/rpc_event.h"
+#include "common/net.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -26,7 +27,7 @@ static void init_threads(void)
     threads_rc = evthread_use_pthreads() == 0 ? ST_OK : ST_INTERNAL;
 }
 
-int rpc_event_init_threads(void)
+int net_init_threads(void)
 {
     pthread_once(&threads_once, init_threads);
     if (threads_rc != ST_OK)
@@ -34,7 +35,7 @@ int rpc_event_init_threads(void)
     return ST_OK;
 }
 
-int rpc_event_split_addr(const char *addr, char *host, size_t cap, int *port)
+int net_split_addr(const char *addr, char *host, size_t cap, int *port)
 {
     const char *colon = addr ? strrchr(addr, ':') : NULL;
     if (!colon || colon == addr)
@@ -55,7 +56,7 @@ int rpc_event_split_addr(const char *addr, char *host, size_t cap, int *port)
     return ST_OK;
 }
 
-int rpc_event_resolve(const char *host, int port, struct sockaddr_storage *out, socklen_t *out_len)
+int net_resolve(const char *host, int port, struct sockaddr_storage *out, socklen_t *out_len)
 {
     char service[16];
     struct addrinfo hints, *res = NULL;
@@ -74,7 +75,7 @@ int rpc_event_resolve(const char *host, int port, struct sockaddr_storage *out, 
     return ST_OK;
 }
 
-void rpc_event_format_addr(const struct sockaddr *sa, char *out, size_t cap)
+void net_format_addr(const struct sockaddr *sa, char *out, size_t cap)
 {
     char ip[INET6_ADDRSTRLEN] = "?";
     if (sa->sa_family == AF_INET) {
@@ -90,13 +91,13 @@ void rpc_event_format_addr(const struct sockaddr *sa, char *out, size_t cap)
     }
 }
 
-void rpc_event_nodelay(int fd)
+void net_nodelay(int fd)
 {
     int one = 1;
     (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-void rpc_event_block_sigpipe(void)
+void net_block_sigpipe(void)
 {
     sigset_t set;
     sigemptyset(&set);

@@ -1,36 +1,36 @@
 /*
- * rpc_event.h - what the RPC server and client share around libevent and sockets:
+ * net.h - what the RPC server and client and the HTTP server share around libevent and sockets:
  * turning on libevent's pthread locking (once per process, before any event_base), address
  * parsing and resolution, and peer address formatting.
  *
  * Thread-safety: all functions are safe from any thread.
  */
-#ifndef STRATA_COMMON_RPC_EVENT_H
-#define STRATA_COMMON_RPC_EVENT_H
+#ifndef STRATA_COMMON_NET_H
+#define STRATA_COMMON_NET_H
 
 #include <stddef.h>
 #include <sys/socket.h>
 
 /* Enables libevent's pthread locking so that event_active() may be called from any
  * thread. Call before creating an event_base; later calls do nothing. ST_OK or ST_INTERNAL. */
-int rpc_event_init_threads(void);
+int net_init_threads(void);
 
 /* Splits "host:port" or "[v6]:port" into host (cap bytes) and port. ST_OK, or
  * ST_INVALID_ARGUMENT naming the address. */
-int rpc_event_split_addr(const char *addr, char *host, size_t cap, int *port);
+int net_split_addr(const char *addr, char *host, size_t cap, int *port);
 
 /* Resolves host and port (numeric or a name; blocking) to the first TCP address. ST_OK,
  * or ST_CONNECTION naming host:port and the resolver's reason. */
-int rpc_event_resolve(const char *host, int port, struct sockaddr_storage *out, socklen_t *out_len);
+int net_resolve(const char *host, int port, struct sockaddr_storage *out, socklen_t *out_len);
 
 /* Formats sa as "ip:port" ("[ip6]:port" for IPv6) into out (always NUL-terminated). */
-void rpc_event_format_addr(const struct sockaddr *sa, char *out, size_t cap);
+void net_format_addr(const struct sockaddr *sa, char *out, size_t cap);
 
 /* Disables Nagle on a connected TCP socket (errors ignored: only latency depends on it). */
-void rpc_event_nodelay(int fd);
+void net_nodelay(int fd);
 
 /* Blocks SIGPIPE on the calling thread, so that its writes to a socket the peer closed
  * fail with EPIPE instead of killing the process (for the RPC I/O threads). */
-void rpc_event_block_sigpipe(void);
+void net_block_sigpipe(void);
 
 #endif

@@ -140,7 +140,7 @@ int master_link_open(const char *quorum, const char *parent, int session_timeout
         return st_error(ST_NOMEM, "master link: out of memory");
     pthread_mutex_init(&m->mu, NULL);
     m->quorum = strdup(quorum);
-    m->parent = strdup(parent && parent[0] ? parent : MASTER_LINK_DEFAULT_PARENT);
+    m->parent = strdup(parent && parent[0] ? parent : ZNODES_DEFAULT_PARENT);
     m->session_timeout_ms =
         session_timeout_ms > 0 ? session_timeout_ms : MASTER_LINK_DEFAULT_SESSION_TIMEOUT_MS;
     if (!m->quorum || !m->parent)
@@ -200,7 +200,7 @@ static int read_master(master_link *m, int64_t left_ms, server_name *sn, uint32_
     m->addr[0] = '\0';
     int rc = ensure_session(m, left_ms);
     if (rc == ST_OK)
-        rc = zk_active_master(m->z, m->parent, sn, http_port);
+        rc = znodes_active_master(m->z, m->parent, sn, http_port);
     if (rc == ST_NOT_FOUND)
         return st_error(ST_NOT_SERVING, "no active master (%s/master is absent in ZooKeeper %s)",
                         m->parent, m->quorum);

@@ -32,10 +32,9 @@
 typedef struct master_link master_link;
 
 #define MASTER_LINK_DEFAULT_SESSION_TIMEOUT_MS 30000
-#define MASTER_LINK_DEFAULT_PARENT "/strata"
 
 /* Checks the arguments and makes a link; nothing is contacted yet. quorum is
- * "host:port[,host:port...]" (required); parent NULL or "" means "/strata";
+ * "host:port[,host:port...]" (required); parent NULL or "" means ZNODES_DEFAULT_PARENT;
  * session_timeout_ms <= 0 means 30000. ST_OK and *out, ST_INVALID_ARGUMENT naming the bad
  * argument, ST_NOMEM (*out NULL on failure). */
 int master_link_open(const char *quorum, const char *parent, int session_timeout_ms,

@@ -28,7 +28,7 @@ static const config_key master_keys[] = {
     {"root.dir", CONFIG_STRING, "", "root directory holding WALs, region data and meta (required)"},
     {"log.level", CONFIG_STRING, "info", "log level: error, warn, info or debug"},
     {"zk.quorum", CONFIG_STRING, "", "ZooKeeper ensemble, host:port[,host:port...] (required)"},
-    {"zk.parent", CONFIG_STRING, "/strata", "parent znode of everything Strata keeps in ZooKeeper"},
+    {"zk.parent", CONFIG_STRING, ZNODES_DEFAULT_PARENT, "parent znode of everything Strata keeps in ZooKeeper"},
     {"zk.session.timeout.ms", CONFIG_INT, "30000", "ZooKeeper session timeout asked for"},
     {"master.host", CONFIG_STRING, "127.0.0.1", "address the RPC server binds"},
     {"master.advertised.host", CONFIG_STRING, "",
@@ -161,7 +161,7 @@ int master_check_active(master *m)
         return ST_OK;
     server_name act;
     char who[SERVER_NAME_MAX] = "none";
-    if (m->z && zk_active_master(m->z, m->parent, &act, NULL) == ST_OK)
+    if (m->z && znodes_active_master(m->z, m->parent, &act, NULL) == ST_OK)
         server_name_format(&act, who, sizeof(who));
     return st_error(ST_NOT_SERVING, "master %s is not the active master (active: %s)", m->name,
                     who);
@@ -329,25 +329,20 @@ int master_qualify(const char *name, char *out, size_t cap)
 
 /* ---- activation ---- */
 
-static bool is_master_wal_dir(const char *name)
-{
-    return strncmp(name, "master-", 7) == 0;
-}
-
 /* Fences and splits the WAL directories of earlier masters (their meta edits). */
 static int recover_master_wals(master *m)
 {
     char *wals = NULL, **names = NULL;
     size_t n = 0;
     char mine[SERVER_NAME_MAX + 16];
-    snprintf(mine, sizeof(mine), "master-%s", m->name);
-    if (asprintf(&wals, "%s/WALs", m->root) < 0)
+    layout_master_wal_name(m->name, mine, sizeof(mine));
+    if (!(wals = layout_wals_dir(m->root)))
         return st_error(ST_NOMEM, "out of memory");
     int rc = fio_mkdirs(wals);
     if (rc == ST_OK)
         rc = fio_list_dir(wals, &names, &n);
     for (size_t i = 0; rc == ST_OK && i < n; i++)
-        if (is_master_wal_dir(names[i]) && strcmp(names[i], mine) != 0)
+        if (layout_is_master_wal_name(names[i]) && strcmp(names[i], mine) != 0)
             rc = master_fence_and_split(m, names[i]); /* an earlier master's meta edits */
     for (size_t i = 0; i < n; i++)
         free(names[i]);
@@ -427,7 +422,7 @@ static int load_meta(master *m)
 
 static int ensure_cluster_id(master *m)
 {
-    char *path = zk_path(m->parent, "clusterid");
+    char *path = znodes_path(m->parent, ZNODE_CLUSTER_ID, NULL);
     uint8_t *data = NULL;
     size_t len = 0;
     int rc = path ? zk_get(m->z, path, &data, &len, NULL) : st_error(ST_NOMEM, "out of memory");
@@ -450,7 +445,7 @@ static int ensure_cluster_id(master *m)
 static int activate(master *m)
 {
     char wal_name[SERVER_NAME_MAX + 16];
-    snprintf(wal_name, sizeof(wal_name), "master-%s", m->name);
+    layout_master_wal_name(m->name, wal_name, sizeof(wal_name));
     int rc = ensure_cluster_id(m);
     if (rc == ST_OK)
         rc = recover_master_wals(m);
@@ -511,7 +506,7 @@ static uint8_t *my_info(master *m, size_t *len)
 /* Tries to create the master znode: ST_OK (we are active), ST_EXISTS, or an error. */
 static int try_become_active(master *m)
 {
-    char *path = zk_path(m->parent, "master");
+    char *path = znodes_path(m->parent, ZNODE_MASTER, NULL);
     size_t len = 0;
     uint8_t *info = my_info(m, &len);
     int rc = (path && info) ? zk_create(m->z, path, info, len, ZK_EPHEMERAL, NULL, 0)
@@ -540,11 +535,9 @@ static void *election_main(void *arg)
     while (!atomic_load(&m->stopping)) {
         int rc = try_become_active(m);
         if (rc == ST_OK) {
-            char *rel = NULL, *bpath = NULL;
-            if (asprintf(&rel, "backup-masters/%s", m->name) >= 0 &&
-                (bpath = zk_path(m->parent, rel)))
+            char *bpath = znodes_path(m->parent, ZNODE_BACKUP_MASTERS, m->name);
+            if (bpath)
                 zk_delete(m->z, bpath, -1);
-            free(rel);
             free(bpath);
             rc = activate(m);
             if (rc != ST_OK) {
@@ -588,31 +581,23 @@ static int write_ready_file(master *m, int port)
 
 static int register_backup(master *m)
 {
-    char *rel = NULL, *path = NULL;
     size_t len = 0;
     uint8_t *info = my_info(m, &len);
+    char *path = znodes_path(m->parent, ZNODE_BACKUP_MASTERS, m->name);
     int rc = ST_OK;
-    if (!info || asprintf(&rel, "backup-masters/%s", m->name) < 0 || !(path = zk_path(m->parent, rel)))
+    if (!info || !path)
         rc = st_error(ST_NOMEM, "out of memory");
     if (rc == ST_OK)
         rc = zk_create(m->z, path, info, len, ZK_EPHEMERAL, NULL, 0);
     free(info);
-    free(rel);
     free(path);
     return rc;
 }
 
 static int create_parents(master *m)
 {
-    static const char *const dirs[] = {"", "backup-masters", "rs", "region-owner", "table",
-                                       "splitWAL"};
-    int rc = ST_OK;
-    for (size_t i = 0; rc == ST_OK && i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-        char *p = dirs[i][0] ? zk_path(m->parent, dirs[i]) : strdup(m->parent);
-        rc = p ? zk_create_all(m->z, p) : st_error(ST_NOMEM, "out of memory");
-        free(p);
-    }
-    char *bal = zk_path(m->parent, "balancer");
+    int rc = znodes_create_dirs(m->z, m->parent);
+    char *bal = znodes_path(m->parent, ZNODE_BALANCER, NULL);
     if (rc == ST_OK && bal) {
         int b = zk_create(m->z, bal, "true", 4, ZK_PERSISTENT, NULL, 0);
         if (b != ST_OK && b != ST_EXISTS)
@@ -656,8 +641,8 @@ int master_start(master *m)
         rc = create_parents(m);
     if (rc == ST_OK)
         rc = register_backup(m);
-    char *mpath = zk_path(m->parent, "master");
-    char *rspath = zk_path(m->parent, "rs");
+    char *mpath = znodes_path(m->parent, ZNODE_MASTER, NULL);
+    char *rspath = znodes_path(m->parent, ZNODE_RS, NULL);
     if (rc == ST_OK && (!mpath || !rspath))
         rc = st_error(ST_NOMEM, "out of memory");
     if (rc == ST_OK)

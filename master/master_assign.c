@@ -143,12 +143,12 @@ void master_region_info_proto(const meta_region *mr, Strata__Admin__RegionInfo *
 /* Who holds r's ownership znode: ST_OK with the owner's name, ST_NOT_FOUND. */
 static int owner_of(master *m, const char *encoded, char *out, size_t cap)
 {
-    char *rel = NULL, *path = NULL;
+    char *path = znodes_path(m->parent, ZNODE_REGION_OWNER, encoded);
     uint8_t *data = NULL;
     size_t len = 0;
     int rc = ST_OK;
-    if (asprintf(&rel, "region-owner/%s", encoded) < 0 || !(path = zk_path(m->parent, rel)))
-        rc = st_error(ST_NOMEM, "out of memory");
+    if (!path)
+        rc = st_error(ST_INVALID_ARGUMENT, "region '%s': not a region name", encoded);
     if (rc == ST_OK)
         rc = zk_get(m->z, path, &data, &len, NULL);
     if (rc == ST_OK) {
@@ -161,7 +161,6 @@ static int owner_of(master *m, const char *encoded, char *out, size_t cap)
         }
     }
     free(data);
-    free(rel);
     free(path);
     return rc;
 }

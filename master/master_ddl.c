@@ -56,13 +56,10 @@ static void give_table(master *m, m_table *t)
 
 void master_mirror_table_state(master *m, const char *table, meta_table_state st)
 {
-    char *rel = NULL, *path = NULL;
     const char *s = meta_table_state_name(st);
-    if (asprintf(&rel, "table/%s", table) >= 0 && (path = zk_path(m->parent, rel))) {
-        if (zk_set(m->z, path, s, strlen(s), -1) == ST_NOT_FOUND)
-            zk_create(m->z, path, s, strlen(s), ZK_PERSISTENT, NULL, 0);
-    }
-    free(rel);
+    char *path = znodes_path(m->parent, ZNODE_TABLE, table);
+    if (path && zk_set(m->z, path, s, strlen(s), -1) == ST_NOT_FOUND)
+        zk_create(m->z, path, s, strlen(s), ZK_PERSISTENT, NULL, 0);
     free(path);
 }
 
@@ -279,13 +276,8 @@ static int close_table(master *m, m_table *t)
 
 static int data_dir(master *m, const char *table, char **out)
 {
-    char *ns = NULL, *q = NULL;
-    int rc = layout_split_table_name(table, &ns, &q);
-    if (rc == ST_OK && asprintf(out, "%s/data/%s/%s", m->root, ns, q) < 0)
-        rc = st_error(ST_NOMEM, "out of memory");
-    free(ns);
-    free(q);
-    return rc;
+    *out = layout_table_dir(m->root, table);
+    return *out ? ST_OK : st_error(ST_INVALID_ARGUMENT, "table %s: no data directory", table);
 }
 
 int master_create_table(master *m, const Strata__Master__CreateTableRequest *req)
@@ -396,7 +388,7 @@ int master_disable_table(master *m, const char *table)
 int master_delete_table(master *m, const char *table)
 {
     m_table *t = NULL;
-    char *dir = NULL, *rel = NULL, *zpath = NULL;
+    char *dir = NULL, *zpath = NULL;
     int rc = take_table(m, table, &t);
     if (rc != ST_OK)
         return rc;
@@ -416,7 +408,7 @@ int master_delete_table(master *m, const char *table)
     if (data_dir(m, t->name, &dir) == ST_OK && fio_remove_tree(dir) != ST_OK)
         LOG_WARN("master %s: table %s dropped but its data %s stays: %s", m->name, t->name, dir,
                  st_errmsg());
-    if (asprintf(&rel, "table/%s", t->name) >= 0 && (zpath = zk_path(m->parent, rel)))
+    if ((zpath = znodes_path(m->parent, ZNODE_TABLE, t->name)))
         zk_delete(m->z, zpath, -1);
     LOG_INFO("master %s: dropped table %s", m->name, t->name);
     pthread_mutex_lock(&m->mu);
@@ -426,7 +418,6 @@ int master_delete_table(master *m, const char *table)
     pthread_cond_broadcast(&m->cv);
     pthread_mutex_unlock(&m->mu);
     free(dir);
-    free(rel);
     free(zpath);
     return ST_OK;
 }

@@ -113,22 +113,20 @@ static void master_from(const server_name *sn, uint32_t http_port, mh_master *ou
 
 static int read_backups(master *m, mh_snap *sn)
 {
-    char *dir = zk_path(m->parent, "backup-masters");
+    char *dir = znodes_path(m->parent, ZNODE_BACKUP_MASTERS, NULL);
     char **names = NULL;
     size_t n = 0;
     int rc = dir ? zk_children(m->z, dir, &names, &n) : st_error(ST_NOMEM, "out of memory");
     if (rc == ST_OK && n && !(sn->backups = calloc(n, sizeof(*sn->backups))))
         rc = st_error(ST_NOMEM, "out of memory");
     for (size_t i = 0; rc == ST_OK && i < n; i++) {
-        char *p = NULL;
         uint8_t *data = NULL;
         size_t len = 0;
         server_name s;
         uint32_t http = 0;
-        if (asprintf(&p, "%s/%s", dir, names[i]) < 0) {
-            rc = st_error(ST_NOMEM, "out of memory");
-            break;
-        }
+        char *p = znodes_path(m->parent, ZNODE_BACKUP_MASTERS, names[i]);
+        if (!p)
+            continue;
         if (zk_get(m->z, p, &data, &len, NULL) == ST_OK &&
             server_info_decode(data, len, &s, &http) == ST_OK)
             master_from(&s, http, &sn->backups[sn->nbackups++]);
@@ -145,7 +143,7 @@ static int snap_masters(master *m, mh_snap *sn)
 {
     server_name act;
     uint32_t http = 0;
-    if (m->z && zk_active_master(m->z, m->parent, &act, &http) == ST_OK) {
+    if (m->z && znodes_active_master(m->z, m->parent, &act, &http) == ST_OK) {
         master_from(&act, http, &sn->active_master);
         sn->have_active = true;
     }
@@ -164,7 +162,7 @@ static bool ready_check(master *m, char *why, size_t cap)
     }
     server_name act;
     char who[SERVER_NAME_MAX] = "";
-    if (m->z && zk_active_master(m->z, m->parent, &act, NULL) == ST_OK)
+    if (m->z && znodes_active_master(m->z, m->parent, &act, NULL) == ST_OK)
         server_name_format(&act, who, sizeof(who));
     if (!who[0])
         snprintf(why, cap, "backup master %s; no master is active", m->name);

@@ -35,6 +35,7 @@
 #include "common/rpc/rpc_server.h"
 #include "common/server_name.h"
 #include "common/zk/zk.h"
+#include "common/zk/znodes.h"
 #include "master/master.h"
 #include "meta/meta.h"
 #include "regionserver/storage/engine.h"

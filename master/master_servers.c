@@ -26,6 +26,7 @@
 #include "common/log.h"
 #include "common/status.h"
 #include "master/master_internal.h"
+#include "regionserver/storage/layout.h"
 #include "regionserver/storage/wal.h"
 
 void master_server_free(m_server *s)
@@ -232,7 +233,7 @@ void master_servers_sync(master *m)
 
 static void servers_sync(master *m)
 {
-    char *rspath = zk_path(m->parent, "rs");
+    char *rspath = znodes_path(m->parent, ZNODE_RS, NULL);
     char **names = NULL;
     size_t n = 0;
     /* Cleared before the list is read: a change the watch reports after the read below
@@ -259,9 +260,8 @@ static void servers_sync(master *m)
     for (size_t i = 0; data && lens && known && i < n; i++) {
         if (known[i])
             continue;
-        char *p = NULL;
-        if (asprintf(&p, "%s/%s", rspath, names[i]) >= 0 &&
-            zk_get(m->z, p, &data[i], &lens[i], NULL) != ST_OK)
+        char *p = znodes_path(m->parent, ZNODE_RS, names[i]);
+        if (p && zk_get(m->z, p, &data[i], &lens[i], NULL) != ST_OK)
             data[i] = NULL;
         free(p);
     }
@@ -304,25 +304,24 @@ void master_servers_find_dead(master *m)
 {
     char *wals = NULL, **names = NULL;
     size_t n = 0;
-    if (asprintf(&wals, "%s/WALs", m->root) < 0)
+    if (!(wals = layout_wals_dir(m->root)))
         return;
     if (fio_list_dir(wals, &names, &n) == ST_OK) {
         pthread_mutex_lock(&m->mu);
         for (size_t i = 0; i < n; i++) {
-            if (strncmp(names[i], "master-", 7) == 0)
+            if (layout_is_master_wal_name(names[i]))
                 continue;
-            size_t len = strlen(names[i]);
-            if (len > 10 && strcmp(names[i] + len - 10, "-splitting") == 0)
-                names[i][len - 10] = 0;
+            char owner[SERVER_NAME_MAX];
+            layout_wal_name_owner(names[i], owner, sizeof(owner));
             server_name sn;
-            if (server_name_parse(names[i], &sn) != ST_OK)
+            if (server_name_parse(owner, &sn) != ST_OK)
                 continue;
             /* A server that started moments ago may have made its WAL directory but not
              * registered yet: it is judged on a later pass. */
             if ((int64_t)sn.start_code + 2 * (int64_t)m->session_timeout_ms > clock_now_ms())
                 continue;
-            if (!master_server_find(m, names[i]) && !master_crash_pending(m, names[i]))
-                master_server_dead(m, names[i]);
+            if (!master_server_find(m, owner) && !master_crash_pending(m, owner))
+                master_server_dead(m, owner);
         }
         pthread_mutex_unlock(&m->mu);
     }
@@ -331,7 +330,7 @@ void master_servers_find_dead(master *m)
     free(names);
     free(wals);
     /* Splits a previous master left half done. */
-    char *sp = zk_path(m->parent, "splitWAL");
+    char *sp = znodes_path(m->parent, ZNODE_SPLIT_WAL, NULL);
     char **tasks = NULL;
     size_t nt = 0;
     if (sp && zk_children(m->z, sp, &tasks, &nt) == ST_OK) {
@@ -357,12 +356,12 @@ void master_servers_find_dead(master *m)
 /* Fences and splits the WALs of a dead server. */
 int master_fence_and_split(master *m, const char *dir_name)
 {
-    char *dir = NULL, *fenced = NULL;
-    size_t len = strlen(dir_name);
-    bool already = len > 10 && strcmp(dir_name + len - 10, "-splitting") == 0;
-    if (asprintf(&dir, "%s/WALs/%s", m->root, dir_name) < 0 ||
-        asprintf(&fenced, "%s%s", dir, already ? "" : "-splitting") < 0) {
+    bool already = layout_is_fenced_wal_name(dir_name);
+    char *dir = layout_wal_dir(m->root, dir_name);
+    char *fenced = layout_fenced_wal_dir(m->root, dir_name);
+    if (!dir || !fenced) {
         free(dir);
+        free(fenced);
         return st_error(ST_NOMEM, "out of memory");
     }
     int rc = already ? ST_OK : fio_rename(dir, fenced);
@@ -381,9 +380,9 @@ int master_fence_and_split(master *m, const char *dir_name)
 
 static int split_wals(master *m, const char *name)
 {
-    char *task = NULL, *rel = NULL;
+    char *task = NULL;
     int rc = ST_OK;
-    if (asprintf(&rel, "splitWAL/%s", name) < 0 || !(task = zk_path(m->parent, rel))) {
+    if (!(task = znodes_path(m->parent, ZNODE_SPLIT_WAL, name))) {
         rc = st_error(ST_NOMEM, "out of memory");
         goto done;
     }
@@ -400,7 +399,6 @@ done:
     if (rc != ST_OK)
         st_error(rc, "recovering the WALs of dead server %s: %s", name, st_errmsg());
     free(task);
-    free(rel);
     return rc;
 }
 
@@ -408,7 +406,7 @@ done:
  * session may not have expired yet). */
 static void drop_owner_nodes(master *m, const char *name)
 {
-    char *dir = zk_path(m->parent, "region-owner");
+    char *dir = znodes_path(m->parent, ZNODE_REGION_OWNER, NULL);
     char **names = NULL;
     size_t n = 0;
     if (!dir || zk_children(m->z, dir, &names, &n) != ST_OK) {
@@ -416,10 +414,10 @@ static void drop_owner_nodes(master *m, const char *name)
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        char *p = NULL;
         uint8_t *data = NULL;
         size_t len = 0;
-        if (asprintf(&p, "%s/%s", dir, names[i]) < 0)
+        char *p = znodes_path(m->parent, ZNODE_REGION_OWNER, names[i]);
+        if (!p)
             continue;
         if (zk_get(m->z, p, &data, &len, NULL) == ST_OK) {
             Strata__Master__RegionOwner *o = strata__master__region_owner__unpack(NULL, len, data);

@@ -529,7 +529,7 @@ static void name_proto(const server_name *sn, Strata__Master__ServerName *p)
 /* Backup masters from ZooKeeper (before mu). */
 static void read_backups(master *m, status_buf *b)
 {
-    char *dir = zk_path(m->parent, "backup-masters");
+    char *dir = znodes_path(m->parent, ZNODE_BACKUP_MASTERS, NULL);
     char **names = NULL;
     size_t n = 0;
     if (!dir || zk_children(m->z, dir, &names, &n) != ST_OK) {

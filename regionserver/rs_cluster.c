@@ -139,9 +139,9 @@ static void on_state(void *arg, zk_state st)
         LOG_INFO("region server %s: connected to ZooKeeper %s", s->server_name, s->cl.quorum);
 }
 
-static int create_dir(rs_server *s, const char *rel)
+static int create_dir(rs_server *s, znode_id dir)
 {
-    char *path = zk_path(s->cl.parent, rel);
+    char *path = znodes_path(s->cl.parent, dir, NULL);
     if (!path)
         return st_error(ST_NOMEM, "region server: out of memory");
     int rc = zk_create_all(s->cl.z, path);
@@ -175,8 +175,8 @@ int rs_cluster_join(rs_server *s)
     LOG_INFO("region server %s: ZooKeeper session 0x%" PRIx64 " (timeout %d ms) at %s, parent "
              "%s", s->server_name, (uint64_t)zk_session_id(cl->z), zk_session_timeout_ms(cl->z),
              cl->quorum, cl->parent);
-    if ((rc = create_dir(s, "rs")) == ST_OK)
-        rc = create_dir(s, "region-owner");
+    if ((rc = create_dir(s, ZNODE_RS)) == ST_OK)
+        rc = create_dir(s, ZNODE_REGION_OWNER);
     return rc;
 }
 
@@ -184,9 +184,7 @@ int rs_cluster_join(rs_server *s)
 
 static char *owner_path(rs_server *s, const char *encoded_name)
 {
-    char rel[128];
-    snprintf(rel, sizeof(rel), "region-owner/%s", encoded_name);
-    return zk_path(s->cl.parent, rel);
+    return znodes_path(s->cl.parent, ZNODE_REGION_OWNER, encoded_name);
 }
 
 static uint8_t *owner_record(rs_server *s, const region_info *info, size_t *len)
@@ -332,7 +330,7 @@ static int find_master(rs_server *s, char *addr, size_t cap)
 {
     server_name m;
     addr[0] = 0;
-    int rc = zk_active_master(s->cl.z, s->cl.parent, &m, NULL);
+    int rc = znodes_active_master(s->cl.z, s->cl.parent, &m, NULL);
     if (rc == ST_OK)
         server_name_addr(&m, addr, cap);
     return rc;
@@ -468,14 +466,12 @@ static void stop_thread(rs_server *s)
 static int create_rs_node(rs_server *s)
 {
     rs_cluster *cl = &s->cl;
-    char rel[sizeof(s->server_name) + 4];
     server_name sn;
     size_t len = 0;
     self_name(s, &sn);
-    snprintf(rel, sizeof(rel), "rs/%s", s->server_name);
     uint8_t *info = server_info_encode(&sn, (uint32_t)cl->http_port, (uint64_t)clock_now_ms(),
                                        &len);
-    char *path = zk_path(cl->parent, rel);
+    char *path = znodes_path(cl->parent, ZNODE_RS, s->server_name);
     int rc = info && path ? zk_create(cl->z, path, info, len, ZK_EPHEMERAL, NULL, 0)
                           : st_error(ST_NOMEM, "region server: out of memory");
     if (rc == ST_OK) {
@@ -483,7 +479,7 @@ static int create_rs_node(rs_server *s)
         path = NULL;
     } else {
         LOG_ERROR("region server %s: registering %s failed: %s", s->server_name,
-                  path ? path : rel, st_errmsg());
+                  path ? path : s->server_name, st_errmsg());
     }
     free(path);
     free(info);

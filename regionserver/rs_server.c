@@ -20,6 +20,7 @@
 #include "common/fileio.h"
 #include "common/log.h"
 #include "common/status.h"
+#include "common/zk/znodes.h"
 #include "regionserver/storage/layout.h"
 #include "regionserver/rs_internal.h"
 #include "regionserver/storage/wal.h"
@@ -63,7 +64,7 @@ static const config_key rs_keys[] = {
      "files smaller than this are always eligible for minor compaction"},
     {"zk.quorum", CONFIG_STRING, "",
      "ZooKeeper ensemble host:port[,host:port...]; empty: standalone, no cluster"},
-    {"zk.parent", CONFIG_STRING, "/strata", "parent znode of every node of this cluster"},
+    {"zk.parent", CONFIG_STRING, ZNODES_DEFAULT_PARENT, "parent znode of every node of this cluster"},
     {"zk.session.timeout.ms", CONFIG_INT, "30000",
      "ZooKeeper session timeout asked for; the ensemble may adjust it"},
     {"regionserver.http.port", CONFIG_INT, "17030",
@@ -214,7 +215,7 @@ static int split_own_old_wals(rs_server *s, int port)
     char **names = NULL;
     size_t n = 0;
     int rc = ST_OK;
-    if (!(wals = layout_wal_dir(s->root, "")))
+    if (!(wals = layout_wals_dir(s->root)))
         return st_error(ST_NOMEM, "region server: out of memory");
     if (!fio_exists(wals))
         goto done;

@@ -185,7 +185,7 @@ static int plan(const start_opts *o, cluster_state *s)
     if (rc != ST_OK)
         return rc;
     snprintf(s->quorum, sizeof(s->quorum), "127.0.0.1:%d", ports[0]);
-    snprintf(s->parent, sizeof(s->parent), "%s", CLUSTER_PARENT);
+    snprintf(s->parent, sizeof(s->parent), "%s", ZNODES_DEFAULT_PARENT);
     s->session_timeout_ms = o->session_ms;
     add_proc(s, CLUSTER_ZK, 0, ports[k++], 0);
     for (int i = 1; i <= o->masters; i++, k += 2)

@@ -33,11 +33,11 @@
 #include "client/admin.h"
 #include "common/server_name.h"
 #include "common/zk/zk.h"
+#include "common/zk/znodes.h"
 
 #define CLUSTER_STATE_FILE "cluster.state"
 #define CLUSTER_MAX_PROCS 66
 #define CLUSTER_MAX_ARGS 64
-#define CLUSTER_PARENT "/strata"
 #define CLUSTER_DIR_MAX 900 /* longest cluster directory path */
 #define CLUSTER_PATH_MAX 1024
 

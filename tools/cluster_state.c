@@ -202,7 +202,7 @@ int cluster_state_read(const char *dir, cluster_state *s)
     if (rc == ST_OK && (!s->quorum[0] || !cluster_state_find(s, "zk")))
         rc = st_error(ST_CORRUPTION, "%s: no quorum or no zk line", path);
     if (rc == ST_OK && !s->parent[0])
-        snprintf(s->parent, sizeof(s->parent), "%s", CLUSTER_PARENT);
+        snprintf(s->parent, sizeof(s->parent), "%s", ZNODES_DEFAULT_PARENT);
     buf_free(&text);
     if (rc != ST_OK)
         cluster_state_clear(s);

@@ -35,7 +35,7 @@ static void read_registered(const cluster_state *s, zk *z, cluster_view *v)
 {
     char **names = NULL;
     size_t n = 0;
-    char *path = zk_path(s->parent, "rs");
+    char *path = znodes_path(s->parent, ZNODE_RS, NULL);
     if (path && zk_children(z, path, &names, &n) == ST_OK) {
         for (size_t i = 0; i < n; i++) {
             server_name sn;
@@ -75,7 +75,7 @@ void cluster_view_read(const cluster_state *s, zk *z, strata_admin *a, cluster_v
     snprintf(v->status_error, sizeof(v->status_error), "not asked");
     if (z && zk_get_state(z) == ZK_CONNECTED) {
         v->zk_up = true;
-        if (zk_active_master(z, s->parent, &v->active_name, NULL) == ST_OK) {
+        if (znodes_active_master(z, s->parent, &v->active_name, NULL) == ST_OK) {
             v->has_active = true;
             v->active = proc_by_port(s, CLUSTER_MASTER, v->active_name.port);
         }

@@ -22,6 +22,7 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "common/status.h"
+#include "common/zk/znodes.h"
 #include "shell/shell.h"
 #include "tools/tools.h"
 
@@ -31,7 +32,7 @@ extern char **environ;
 
 static const config_key SHELL_KEYS[] = {
     {"zk.quorum", CONFIG_STRING, "", "ZooKeeper ensemble of the cluster, host:port[,host:port...]"},
-    {"zk.parent", CONFIG_STRING, "/strata", "parent znode of the cluster"},
+    {"zk.parent", CONFIG_STRING, ZNODES_DEFAULT_PARENT, "parent znode of the cluster"},
     {"shell.admin.timeout.ms", CONFIG_INT, "60000", "time for one administrative call"},
     {"shell.operation.timeout.ms", CONFIG_INT, "60000",
      "time for one data operation, retries included"},

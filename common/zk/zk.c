@@ -23,6 +23,7 @@
  */
 #include "common/zk/zk.h"
 #include "common/zk/zk_internal.h"
+#include "common/zk/znodes.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -946,7 +947,7 @@ int zk_expire_session(zk *z, int timeout_ms)
 char *zk_path(const char *parent, const char *rel)
 {
     if (!parent || !parent[0])
-        parent = "/strata";
+        parent = ZNODES_DEFAULT_PARENT;
     size_t plen = strlen(parent);
     while (plen > 1 && parent[plen - 1] == '/')
         plen--;

@@ -131,7 +131,7 @@ int zk_watch_node(zk *z, const char *path, zk_node_fn fn, void *arg, zk_watch **
  * running on another thread). NULL is a no-op. */
 void zk_unwatch(zk *z, zk_watch *w);
 
-/* Joins a parent (default "/strata" when parent is NULL or "") and a relative path
+/* Joins a parent (ZNODES_DEFAULT_PARENT when parent is NULL or "") and a relative path
  * ("rs", "rs/host,1,2"): malloc'ed "/strata/rs/host,1,2"; NULL if out of memory. */
 char *zk_path(const char *parent, const char *rel);
 

@@ -65,19 +65,71 @@ int layout_split_table_name(const char *table, char **ns, char **qualifier)
     return ST_OK;
 }
 
-char *layout_wal_dir(const char *root, const char *server)
+/* Never change: they are the layout of every existing root directory. */
+#define WALS_DIR "WALs"
+#define DATA_DIR "data"
+#define MASTER_WAL_PREFIX "master-"
+#define FENCED_SUFFIX "-splitting"
+
+char *layout_wals_dir(const char *root)
 {
-    return fmt_path("%s/WALs/%s", root, server);
+    return fmt_path("%s/" WALS_DIR, root);
 }
 
-char *layout_region_dir(const char *root, const char *table, const char *region)
+char *layout_wal_dir(const char *root, const char *name)
+{
+    return fmt_path("%s/" WALS_DIR "/%s", root, name);
+}
+
+void layout_master_wal_name(const char *server, char *out, size_t cap)
+{
+    snprintf(out, cap, MASTER_WAL_PREFIX "%s", server);
+}
+
+bool layout_is_master_wal_name(const char *name)
+{
+    return strncmp(name, MASTER_WAL_PREFIX, strlen(MASTER_WAL_PREFIX)) == 0;
+}
+
+bool layout_is_fenced_wal_name(const char *name)
+{
+    size_t n = strlen(name), k = strlen(FENCED_SUFFIX);
+    return n > k && strcmp(name + n - k, FENCED_SUFFIX) == 0;
+}
+
+char *layout_fenced_wal_dir(const char *root, const char *name)
+{
+    if (layout_is_fenced_wal_name(name))
+        return layout_wal_dir(root, name);
+    return fmt_path("%s/" WALS_DIR "/%s" FENCED_SUFFIX, root, name);
+}
+
+void layout_wal_name_owner(const char *name, char *out, size_t cap)
+{
+    size_t n = strlen(name);
+    if (layout_is_fenced_wal_name(name))
+        n -= strlen(FENCED_SUFFIX);
+    snprintf(out, cap, "%.*s", (int)n, name);
+}
+
+char *layout_table_dir(const char *root, const char *table)
 {
     char *ns, *q;
     if (layout_split_table_name(table, &ns, &q) != ST_OK)
         return NULL;
-    char *s = fmt_path("%s/data/%s/%s/%s", root, ns, q, region);
+    char *s = fmt_path("%s/" DATA_DIR "/%s/%s", root, ns, q);
     free(ns);
     free(q);
+    return s;
+}
+
+char *layout_region_dir(const char *root, const char *table, const char *region)
+{
+    char *t = layout_table_dir(root, table);
+    if (!t)
+        return NULL;
+    char *s = fmt_path("%s/%s", t, region);
+    free(t);
     return s;
 }
 

@@ -777,16 +777,16 @@ static void test_server_info_and_active_master(void **state)
 
     zk *z = open_zk(10000, NULL);
     assert_int_equal(zk_create_all(z, "/am"), ST_OK);
-    assert_int_equal(zk_active_master(z, "/am", &d, &http), ST_NOT_FOUND);
+    assert_int_equal(znodes_active_master(z, "/am", &d, &http), ST_NOT_FOUND);
     assert_non_null(strstr(st_errmsg(), "/am/master"));
     assert_int_equal(zk_create(z, "/am/master", enc, len, ZK_EPHEMERAL, NULL, 0), ST_OK);
     memset(&d, 0, sizeof(d));
     http = 0;
-    assert_int_equal(zk_active_master(z, "/am", &d, &http), ST_OK);
+    assert_int_equal(znodes_active_master(z, "/am", &d, &http), ST_OK);
     assert_true(server_name_equal(&s, &d));
     assert_int_equal(http, 16010);
     assert_int_equal(zk_set(z, "/am/master", "junk", 4, -1), ST_OK);
-    assert_int_equal(zk_active_master(z, "/am", &d, NULL), ST_CORRUPTION);
+    assert_int_equal(znodes_active_master(z, "/am", &d, NULL), ST_CORRUPTION);
     assert_int_equal(zk_delete_all(z, "/am"), ST_OK);
     zk_close(z);
     free(enc);

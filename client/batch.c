@@ -23,6 +23,7 @@
 #include "client/client_internal.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/rpc/rpc_proto.h"
 #include "common/status.h"
 
 struct strata_batch {
@@ -209,11 +210,7 @@ static int build_multi(const batch_action *acts, const slot *sl, size_t n, buf_t
     }
     if (rc == ST_OK) {
         mr.region_action = rap;
-        size_t sz = strata__client__multi_request__get_packed_size(&mr);
-        buf_reset(req);
-        rc = buf_reserve(req, sz);
-        if (rc == ST_OK)
-            req->len = strata__client__multi_request__pack(&mr, req->data);
+        rc = rpc_proto_pack(&mr.base, req);
     }
     for (size_t i = 0; i < built && mp && gp; i++) {
         mutation_pb_clear(&mp[i]);

@@ -29,6 +29,7 @@
 #include "common/log.h"
 #include "common/rpc/rpc_client.h"
 #include "common/rpc/rpc_header.h"
+#include "common/rpc/rpc_proto.h"
 #include "common/status.h"
 #include "common/zk/zk.h"
 #include "common/zk/znodes.h"
@@ -321,21 +322,18 @@ int master_link_call_pb(master_link *m, const char *method, const ProtobufCMessa
                         const ProtobufCMessageDescriptor *resp_desc, int64_t timeout_ms,
                         ProtobufCMessage **resp)
 {
-    buf_t body = {0};
+    buf_t packed = {0}, body = {0};
     *resp = NULL;
-    size_t len = protobuf_c_message_get_packed_size(req);
-    uint8_t *packed = malloc(len ? len : 1);
-    if (!packed)
-        return st_error(ST_NOMEM, "%s: out of memory packing the request", method);
-    protobuf_c_message_pack(req, packed);
-    int rc = master_link_call(m, method, packed, len, timeout_ms, &body);
-    free(packed);
+    int rc = rpc_proto_pack(req, &packed);
+    if (rc == ST_OK)
+        rc = master_link_call(m, method, packed.data, packed.len, timeout_ms, &body);
     if (rc == ST_OK) {
         *resp = protobuf_c_message_unpack(resp_desc, NULL, body.len, body.data);
         if (!*resp)
             rc = st_error(ST_CORRUPTION, "%s: the master's answer (%zu bytes) is not a %s", method,
                           body.len, resp_desc->name);
     }
+    buf_free(&packed);
     buf_free(&body);
     return rc;
 }

@@ -30,6 +30,7 @@
 #include "client/client_internal.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/rpc/rpc_proto.h"
 #include "common/status.h"
 
 struct strata_scan {
@@ -195,20 +196,11 @@ strata_scanner_t *strata_table_scan(strata_table_t *t, const strata_scan_t *s, c
     return sc;
 }
 
-static int pack_scan_request(const Strata__Client__ScanRequest *req, buf_t *out)
-{
-    buf_reset(out);
-    if (buf_reserve(out, strata__client__scan_request__get_packed_size(req)) != ST_OK)
-        return st_error(ST_NOMEM, "client: out of memory packing a scan");
-    out->len = strata__client__scan_request__pack(req, out->data);
-    return ST_OK;
-}
-
 /* Sends a ScanRequest to the current region's server; ST_OK with sc->resp replaced. */
 static int scan_call(strata_scanner_t *sc, const Strata__Client__ScanRequest *req, int timeout_ms)
 {
     buf_t body = {0}, resp = {0};
-    int rc = pack_scan_request(req, &body);
+    int rc = rpc_proto_pack(&req->base, &body);
     if (rc == ST_OK)
         rc = rpc_client_call(sc->c->rpc, sc->addr, "ClientService.Scan", body.data, body.len,
                              timeout_ms, &resp);
@@ -340,7 +332,7 @@ static void close_server_scanner(strata_scanner_t *sc)
     req.has_scanner_id = req.has_close_scanner = 1;
     req.scanner_id = sc->scanner_id;
     req.close_scanner = 1;
-    if (pack_scan_request(&req, &body) == ST_OK)
+    if (rpc_proto_pack(&req.base, &body) == ST_OK)
         rpc_client_call(sc->c->rpc, sc->addr, "ClientService.Scan", body.data, body.len, 1000,
                         &resp);
     buf_free(&body);

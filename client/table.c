@@ -15,6 +15,7 @@
 #include "client/client_internal.h"
 #include "common/bytes.h"
 #include "common/cell.h"
+#include "common/rpc/rpc_proto.h"
 #include "common/status.h"
 
 /* ---- request builders (client_build_fn) ---- */
@@ -23,16 +24,6 @@ typedef struct mutate_args {
     const strata_mutation_t *m;
     Strata__Client__Condition *cond; /* NULL: unconditional */
 } mutate_args;
-
-static int pack_into(const ProtobufCMessage *msg, buf_t *req)
-{
-    size_t n = protobuf_c_message_get_packed_size(msg);
-    buf_reset(req);
-    if (buf_reserve(req, n) != ST_OK)
-        return st_error(ST_NOMEM, "client: out of memory packing a request");
-    req->len = protobuf_c_message_pack(msg, req->data);
-    return ST_OK;
-}
 
 static int build_mutate(void *arg, const char *region, buf_t *req)
 {
@@ -47,7 +38,7 @@ static int build_mutate(void *arg, const char *region, buf_t *req)
     mr.region = &rs;
     mr.mutation = &pb.msg;
     mr.condition = a->cond;
-    rc = pack_into(&mr.base, req);
+    rc = rpc_proto_pack(&mr.base, req);
     mutation_pb_clear(&pb);
     return rc;
 }
@@ -64,7 +55,7 @@ static int build_get(void *arg, const char *region, buf_t *req)
     rs.encoded_name = (char *)region;
     gr.region = &rs;
     gr.get = &pb.msg;
-    rc = pack_into(&gr.base, req);
+    rc = rpc_proto_pack(&gr.base, req);
     get_pb_clear(&pb);
     return rc;
 }

@@ -21,6 +21,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/rpc/rpc_header.h"
+#include "common/rpc/rpc_proto.h"
 #include "common/status.h"
 #include "master/master_internal.h"
 
@@ -107,24 +108,7 @@ int master_set_state(master *m, m_region *r, meta_region_state st, const char *s
 int master_rs_call(master *m, const char *addr, const char *method, const ProtobufCMessage *req,
                    const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp)
 {
-    if (resp)
-        *resp = NULL;
-    size_t len = protobuf_c_message_get_packed_size(req);
-    uint8_t *body = malloc(len ? len : 1);
-    if (!body)
-        return st_error(ST_NOMEM, "out of memory");
-    protobuf_c_message_pack(req, body);
-    buf_t out = {0};
-    int rc = rpc_client_call(m->rpcc, addr, method, body, len, m->rpc_timeout_ms, &out);
-    free(body);
-    if (rc == ST_OK && resp_desc && resp) {
-        *resp = protobuf_c_message_unpack(resp_desc, NULL, out.len, out.data);
-        if (!*resp)
-            rc = st_error(ST_PROTOCOL, "%s from %s: the answer is not a %s", method, addr,
-                          resp_desc->name);
-    }
-    buf_free(&out);
-    return rc;
+    return rpc_proto_call(m->rpcc, addr, method, req, m->rpc_timeout_ms, resp_desc, resp);
 }
 
 void master_region_info_proto(const meta_region *mr, Strata__Admin__RegionInfo *out)

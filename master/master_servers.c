@@ -24,6 +24,7 @@
 #include "common/clock.h"
 #include "common/fileio.h"
 #include "common/log.h"
+#include "common/rpc/rpc_proto.h"
 #include "common/status.h"
 #include "master/master_internal.h"
 #include "regionserver/storage/layout.h"
@@ -202,11 +203,8 @@ static void probe(master *m, const char *name)
     if (!s)
         return;
     Strata__Admin__GetServerLoadRequest req = STRATA__ADMIN__GET_SERVER_LOAD_REQUEST__INIT;
-    uint8_t body[8];
-    size_t len = strata__admin__get_server_load_request__pack(&req, body);
-    buf_t out = {0};
-    int rc = rpc_client_call(m->rpcc, addr, "AdminService.GetServerLoad", body, len, 1000, &out);
-    buf_free(&out);
+    int rc = rpc_proto_call(m->rpcc, addr, "AdminService.GetServerLoad", &req.base, 1000, NULL,
+                            NULL);
     if (rc != ST_OK) {
         LOG_INFO("master %s: region server %s registered but does not answer yet (%s)", m->name,
                  name, st_errmsg());

@@ -12,37 +12,16 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/rpc/rpc_proto.h"
 #include "common/status.h"
 #include "master/master_internal.h"
 
-typedef int (*body_fn)(master *m, ProtobufCMessage *req, rpc_reply *reply);
-
-static int pack(rpc_reply *reply, const ProtobufCMessage *msg)
+/* Every method answers ST_NOT_SERVING on a backup, with a retry hint. */
+static int check_active(void *ctx, rpc_reply *reply)
 {
-    size_t n = protobuf_c_message_get_packed_size(msg);
-    buf_reset(&reply->body);
-    if (buf_reserve(&reply->body, n) != ST_OK)
-        return st_error(ST_NOMEM, "out of memory packing a %s", msg->descriptor->name);
-    reply->body.len = protobuf_c_message_pack(msg, reply->body.data);
-    return ST_OK;
-}
-
-/* Unpacks the request and runs fn. A method whose response has no fields leaves reply
- * empty: that is the packed form of an empty message. */
-static int run(master *m, const rpc_request *rq, rpc_reply *reply,
-               const ProtobufCMessageDescriptor *desc, body_fn fn)
-{
-    int rc = master_check_active(m);
-    if (rc != ST_OK) {
+    int rc = master_check_active(ctx);
+    if (rc != ST_OK)
         reply->retry_after_ms = 200;
-        return rc;
-    }
-    ProtobufCMessage *req = protobuf_c_message_unpack(desc, NULL, rq->body_len, rq->body);
-    if (!req)
-        return st_error(ST_INVALID_ARGUMENT, "%s: the request is not a well-formed %s", rq->method,
-                        desc->name);
-    rc = fn(m, req, reply);
-    protobuf_c_message_free_unpacked(req, NULL);
     return rc;
 }
 
@@ -112,8 +91,9 @@ static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
     return c ? c : (al < bl ? -1 : al > bl);
 }
 
-static int locate_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int locate_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     Strata__Master__LocateRegionRequest *req = (Strata__Master__LocateRegionRequest *)msg;
     char q[256];
     int rc = master_qualify(req->table, q, sizeof(q));
@@ -150,15 +130,16 @@ static int locate_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
         Strata__Master__LocateRegionResponse resp = STRATA__MASTER__LOCATE_REGION_RESPONSE__INIT;
         resp.location = b.ptrs;
         resp.n_location = b.n;
-        rc = pack(reply, &resp.base);
+        rc = rpc_proto_reply(reply, &resp.base);
     }
     pthread_mutex_unlock(&m->mu);
     loc_free(&b);
     return rc;
 }
 
-static int table_regions_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int table_regions_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     Strata__Master__GetTableRegionsRequest *req = (Strata__Master__GetTableRegionsRequest *)msg;
     char q[256];
     int rc = master_qualify(req->table, q, sizeof(q));
@@ -175,7 +156,7 @@ static int table_regions_body(master *m, ProtobufCMessage *msg, rpc_reply *reply
             STRATA__MASTER__GET_TABLE_REGIONS_RESPONSE__INIT;
         resp.location = b.ptrs;
         resp.n_location = b.n;
-        rc = pack(reply, &resp.base);
+        rc = rpc_proto_reply(reply, &resp.base);
     }
     pthread_mutex_unlock(&m->mu);
     loc_free(&b);
@@ -184,30 +165,35 @@ static int table_regions_body(master *m, ProtobufCMessage *msg, rpc_reply *reply
 
 /* ---- reports ---- */
 
-static int report_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int report_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     return master_handle_report(m, (Strata__Master__RegionServerReportRequest *)msg);
 }
 
-static int closed_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int closed_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     return master_handle_region_closed(m, (Strata__Master__ReportRegionClosedRequest *)msg);
 }
 
 /* ---- namespaces ---- */
 
-static int create_ns_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int create_ns_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     return master_create_namespace(m, ((Strata__Master__CreateNamespaceRequest *)msg)->name);
 }
 
-static int delete_ns_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int delete_ns_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     return master_delete_namespace(m, ((Strata__Master__DeleteNamespaceRequest *)msg)->name);
 }
 
-static int list_ns_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int list_ns_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     char **names = NULL;
     size_t n = 0;
     int rc = meta_list_namespaces(m->meta, &names, &n);
@@ -216,15 +202,16 @@ static int list_ns_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
     Strata__Master__ListNamespacesResponse resp = STRATA__MASTER__LIST_NAMESPACES_RESPONSE__INIT;
     resp.name = names;
     resp.n_name = n;
-    rc = pack(reply, &resp.base);
+    rc = rpc_proto_reply(reply, &resp.base);
     meta_names_free(names, n);
     return rc;
 }
 
 /* ---- tables ---- */
 
-static int create_table_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int create_table_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     return master_create_table(m, (Strata__Master__CreateTableRequest *)msg);
 }
 
@@ -243,8 +230,9 @@ static int describe(const m_table *t, Strata__Master__TableDescription *d,
     return ST_OK;
 }
 
-static int describe_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int describe_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     Strata__Master__DescribeTableRequest *req = (Strata__Master__DescribeTableRequest *)msg;
     char q[256];
     int rc = master_qualify(req->table, q, sizeof(q));
@@ -259,15 +247,16 @@ static int describe_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
     if (rc == ST_OK) {
         Strata__Master__DescribeTableResponse resp = STRATA__MASTER__DESCRIBE_TABLE_RESPONSE__INIT;
         resp.table = &d;
-        rc = pack(reply, &resp.base);
+        rc = rpc_proto_reply(reply, &resp.base);
     }
     if (schema)
         strata__admin__table_schema__free_unpacked(schema, NULL);
     return rc;
 }
 
-static int list_tables_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int list_tables_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     Strata__Master__ListTablesRequest *req = (Strata__Master__ListTablesRequest *)msg;
     const char *ns = req->namespace_;
     pthread_mutex_lock(&m->mu);
@@ -292,7 +281,7 @@ static int list_tables_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
         Strata__Master__ListTablesResponse resp = STRATA__MASTER__LIST_TABLES_RESPONSE__INIT;
         resp.table = ptrs;
         resp.n_table = n;
-        rc = pack(reply, &resp.base);
+        rc = rpc_proto_reply(reply, &resp.base);
     }
     for (size_t i = 0; schemas && i < n; i++)
         strata__admin__table_schema__free_unpacked(schemas[i], NULL);
@@ -302,29 +291,34 @@ static int list_tables_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
     return rc;
 }
 
-static int modify_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int modify_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     return master_modify_table(m, ((Strata__Master__ModifyTableRequest *)msg)->schema);
 }
 
-static int enable_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int enable_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     return master_enable_table(m, ((Strata__Master__EnableTableRequest *)msg)->table);
 }
 
-static int disable_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int disable_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     return master_disable_table(m, ((Strata__Master__DisableTableRequest *)msg)->table);
 }
 
-static int truncate_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int truncate_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     Strata__Master__TruncateTableRequest *req = (Strata__Master__TruncateTableRequest *)msg;
     return master_truncate_table(m, req->table, req->has_preserve_splits && req->preserve_splits);
 }
 
-static int delete_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int delete_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     return master_delete_table(m, ((Strata__Master__DeleteTableRequest *)msg)->table);
 }
 
@@ -343,11 +337,11 @@ static int answer_server(rpc_reply *reply, const char *server, bool move)
     if (move) {
         Strata__Master__MoveRegionResponse resp = STRATA__MASTER__MOVE_REGION_RESPONSE__INIT;
         resp.server = p.host ? &p : NULL;
-        return pack(reply, &resp.base);
+        return rpc_proto_reply(reply, &resp.base);
     }
     Strata__Master__AssignRegionResponse resp = STRATA__MASTER__ASSIGN_REGION_RESPONSE__INIT;
     resp.server = p.host ? &p : NULL;
-    return pack(reply, &resp.base);
+    return rpc_proto_reply(reply, &resp.base);
 }
 
 static int table_enabled(master *m, m_table *t, const char *encoded)
@@ -360,8 +354,9 @@ static int table_enabled(master *m, m_table *t, const char *encoded)
                          t->name);
 }
 
-static int move_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int move_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     Strata__Master__MoveRegionRequest *req = (Strata__Master__MoveRegionRequest *)msg;
     m_region *r = NULL;
     m_table *t = NULL;
@@ -395,8 +390,9 @@ static int move_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
     return rc == ST_OK ? answer_server(reply, where, true) : rc;
 }
 
-static int assign_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int assign_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     Strata__Master__AssignRegionRequest *req = (Strata__Master__AssignRegionRequest *)msg;
     m_region *r = NULL;
     m_table *t = NULL;
@@ -412,8 +408,9 @@ static int assign_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
     return rc == ST_OK ? answer_server(reply, where, false) : rc;
 }
 
-static int unassign_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int unassign_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     Strata__Master__UnassignRegionRequest *req = (Strata__Master__UnassignRegionRequest *)msg;
     m_region *r = NULL;
     int rc = master_region_take(m, req->encoded_name, &r, NULL);
@@ -463,14 +460,16 @@ static int region_admin(master *m, const char *table, const char *encoded, const
     return rc;
 }
 
-static int flush_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int flush_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     Strata__Master__FlushRequest *req = (Strata__Master__FlushRequest *)msg;
     return region_admin(m, req->table, req->encoded_name, "AdminService.FlushRegion", false);
 }
 
-static int compact_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int compact_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     Strata__Master__CompactRequest *req = (Strata__Master__CompactRequest *)msg;
     return region_admin(m, req->table, req->encoded_name, "AdminService.CompactRegion",
                           req->has_major && req->major);
@@ -554,8 +553,9 @@ static void read_backups(master *m, status_buf *b)
     free(dir);
 }
 
-static int status_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
+static int status_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
+    master *m = ctx;
     status_buf b;
     memset(&b, 0, sizeof(b));
     read_backups(m, &b);
@@ -666,7 +666,7 @@ static int status_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
     resp.tables = (uint32_t)m->ntables;
     resp.regions = (uint32_t)nr;
     if (rc == ST_OK)
-        rc = pack(reply, &resp.base);
+        rc = rpc_proto_reply(reply, &resp.base);
     pthread_mutex_unlock(&m->mu);
     status_buf_free(&b);
     return rc;
@@ -674,33 +674,27 @@ static int status_body(master *m, ProtobufCMessage *msg, rpc_reply *reply)
 
 /* ---- registration ---- */
 
-#define HANDLER(fname, desc, body)                                                              \
-    static int fname(void *ctx, const rpc_request *rq, rpc_reply *reply)                        \
-    {                                                                                           \
-        return run(ctx, rq, reply, &desc, body);                                                \
-    }
-
-HANDLER(h_report, strata__master__region_server_report_request__descriptor, report_body)
-HANDLER(h_closed, strata__master__report_region_closed_request__descriptor, closed_body)
-HANDLER(h_locate, strata__master__locate_region_request__descriptor, locate_body)
-HANDLER(h_regions, strata__master__get_table_regions_request__descriptor, table_regions_body)
-HANDLER(h_create_ns, strata__master__create_namespace_request__descriptor, create_ns_body)
-HANDLER(h_delete_ns, strata__master__delete_namespace_request__descriptor, delete_ns_body)
-HANDLER(h_list_ns, strata__master__list_namespaces_request__descriptor, list_ns_body)
-HANDLER(h_create, strata__master__create_table_request__descriptor, create_table_body)
-HANDLER(h_describe, strata__master__describe_table_request__descriptor, describe_body)
-HANDLER(h_list, strata__master__list_tables_request__descriptor, list_tables_body)
-HANDLER(h_modify, strata__master__modify_table_request__descriptor, modify_body)
-HANDLER(h_enable, strata__master__enable_table_request__descriptor, enable_body)
-HANDLER(h_disable, strata__master__disable_table_request__descriptor, disable_body)
-HANDLER(h_truncate, strata__master__truncate_table_request__descriptor, truncate_body)
-HANDLER(h_delete, strata__master__delete_table_request__descriptor, delete_body)
-HANDLER(h_move, strata__master__move_region_request__descriptor, move_body)
-HANDLER(h_assign, strata__master__assign_region_request__descriptor, assign_body)
-HANDLER(h_unassign, strata__master__unassign_region_request__descriptor, unassign_body)
-HANDLER(h_flush, strata__master__flush_request__descriptor, flush_body)
-HANDLER(h_compact, strata__master__compact_request__descriptor, compact_body)
-HANDLER(h_status, strata__master__get_cluster_status_request__descriptor, status_body)
+RPC_PROTO_HANDLER(h_report, check_active, strata__master__region_server_report_request__descriptor, report_body)
+RPC_PROTO_HANDLER(h_closed, check_active, strata__master__report_region_closed_request__descriptor, closed_body)
+RPC_PROTO_HANDLER(h_locate, check_active, strata__master__locate_region_request__descriptor, locate_body)
+RPC_PROTO_HANDLER(h_regions, check_active, strata__master__get_table_regions_request__descriptor, table_regions_body)
+RPC_PROTO_HANDLER(h_create_ns, check_active, strata__master__create_namespace_request__descriptor, create_ns_body)
+RPC_PROTO_HANDLER(h_delete_ns, check_active, strata__master__delete_namespace_request__descriptor, delete_ns_body)
+RPC_PROTO_HANDLER(h_list_ns, check_active, strata__master__list_namespaces_request__descriptor, list_ns_body)
+RPC_PROTO_HANDLER(h_create, check_active, strata__master__create_table_request__descriptor, create_table_body)
+RPC_PROTO_HANDLER(h_describe, check_active, strata__master__describe_table_request__descriptor, describe_body)
+RPC_PROTO_HANDLER(h_list, check_active, strata__master__list_tables_request__descriptor, list_tables_body)
+RPC_PROTO_HANDLER(h_modify, check_active, strata__master__modify_table_request__descriptor, modify_body)
+RPC_PROTO_HANDLER(h_enable, check_active, strata__master__enable_table_request__descriptor, enable_body)
+RPC_PROTO_HANDLER(h_disable, check_active, strata__master__disable_table_request__descriptor, disable_body)
+RPC_PROTO_HANDLER(h_truncate, check_active, strata__master__truncate_table_request__descriptor, truncate_body)
+RPC_PROTO_HANDLER(h_delete, check_active, strata__master__delete_table_request__descriptor, delete_body)
+RPC_PROTO_HANDLER(h_move, check_active, strata__master__move_region_request__descriptor, move_body)
+RPC_PROTO_HANDLER(h_assign, check_active, strata__master__assign_region_request__descriptor, assign_body)
+RPC_PROTO_HANDLER(h_unassign, check_active, strata__master__unassign_region_request__descriptor, unassign_body)
+RPC_PROTO_HANDLER(h_flush, check_active, strata__master__flush_request__descriptor, flush_body)
+RPC_PROTO_HANDLER(h_compact, check_active, strata__master__compact_request__descriptor, compact_body)
+RPC_PROTO_HANDLER(h_status, check_active, strata__master__get_cluster_status_request__descriptor, status_body)
 
 int master_service_register(master *m)
 {

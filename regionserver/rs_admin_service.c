@@ -9,18 +9,13 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/rpc/rpc_proto.h"
 #include "common/status.h"
 #include "regionserver/rs_internal.h"
 
-/* Unpacks req as desc's message after checking the server serves. */
-static int begin(rs_server *s, const ProtobufCMessageDescriptor *desc, const rpc_request *req,
-                 rpc_reply *reply, ProtobufCMessage **out)
+static int check_serving(void *ctx, rpc_reply *reply)
 {
-    *out = NULL;
-    int rc = rs_check_serving(s, reply);
-    if (rc == ST_OK && !(*out = rs_unpack(desc, req)))
-        rc = ST_INVALID_ARGUMENT;
-    return rc;
+    return rs_check_serving(ctx, reply);
 }
 
 static int open_one(rs_server *s, const Strata__Admin__OpenRegionRequest__RegionOpenInfo *oi,
@@ -45,15 +40,12 @@ static int open_one(rs_server *s, const Strata__Admin__OpenRegionRequest__Region
 
 /* Each region gets its opening state; a lone region owned by another server (cluster
  * mode) fails the call with ST_EXISTS naming the owner instead. */
-static int handle_open(void *ctx, const rpc_request *req, rpc_reply *reply)
+static int open_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     rs_server *s = ctx;
-    Strata__Admin__OpenRegionRequest *m = NULL;
+    Strata__Admin__OpenRegionRequest *m = (Strata__Admin__OpenRegionRequest *)msg;
     Strata__Admin__OpenRegionResponse resp = STRATA__ADMIN__OPEN_REGION_RESPONSE__INIT;
-    int rc = begin(s, &strata__admin__open_region_request__descriptor, req, reply,
-                   (ProtobufCMessage **)&m);
-    if (rc == ST_OK)
-        rc = rs_cluster_check_open(s);
+    int rc = rs_cluster_check_open(s);
     if (rc != ST_OK)
         goto done;
     resp.opening_state = calloc(m->n_open_info + 1, sizeof(*resp.opening_state));
@@ -67,45 +59,35 @@ static int handle_open(void *ctx, const rpc_request *req, rpc_reply *reply)
     if (m->n_open_info == 1 && why == ST_EXISTS)
         rc = ST_EXISTS; /* the message from rs_region_open_status names the owner */
     else
-        rc = rs_pack(reply, &resp.base);
+        rc = rpc_proto_reply(reply, &resp.base);
 done:
     free(resp.opening_state);
-    if (m)
-        strata__admin__open_region_request__free_unpacked(m, NULL);
     return rc;
 }
 
-static int handle_close(void *ctx, const rpc_request *req, rpc_reply *reply)
+static int close_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     rs_server *s = ctx;
-    Strata__Admin__CloseRegionRequest *m = NULL;
+    Strata__Admin__CloseRegionRequest *m = (Strata__Admin__CloseRegionRequest *)msg;
     Strata__Admin__CloseRegionResponse resp = STRATA__ADMIN__CLOSE_REGION_RESPONSE__INIT;
-    int rc = begin(s, &strata__admin__close_region_request__descriptor, req, reply,
-                   (ProtobufCMessage **)&m);
-    if (rc == ST_OK)
-        /* A live server always flushes what it closes: a close without a flush would
-         * leave the region's edits only in this server's WAL, which a reopen here
-         * does not replay (only recovered edits are). */
-        rc = rs_region_close(s, m->encoded_name, true);
+    /* A live server always flushes what it closes: a close without a flush would leave
+     * the region's edits only in this server's WAL, which a reopen here does not replay
+     * (only recovered edits are). */
+    int rc = rs_region_close(s, m->encoded_name, true);
     if (rc == ST_OK) {
         resp.has_closed = resp.closed = 1;
-        rc = rs_pack(reply, &resp.base);
+        rc = rpc_proto_reply(reply, &resp.base);
     }
-    if (m)
-        strata__admin__close_region_request__free_unpacked(m, NULL);
     return rc;
 }
 
-static int handle_flush(void *ctx, const rpc_request *req, rpc_reply *reply)
+static int flush_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     rs_server *s = ctx;
     rs_region *reg = NULL;
-    Strata__Admin__FlushRegionRequest *m = NULL;
+    Strata__Admin__FlushRegionRequest *m = (Strata__Admin__FlushRegionRequest *)msg;
     Strata__Admin__FlushRegionResponse resp = STRATA__ADMIN__FLUSH_REGION_RESPONSE__INIT;
-    int rc = begin(s, &strata__admin__flush_region_request__descriptor, req, reply,
-                   (ProtobufCMessage **)&m);
-    if (rc == ST_OK)
-        rc = rs_region_acquire(s, m->encoded_name, &reg);
+    int rc = rs_region_acquire(s, m->encoded_name, &reg);
     if (rc == ST_OK)
         rc = region_flush(reg->r);
     if (rc == ST_OK) {
@@ -113,56 +95,44 @@ static int handle_flush(void *ctx, const rpc_request *req, rpc_reply *reply)
         region_get_stats(reg->r, &st);
         resp.has_max_flushed_seq = 1;
         resp.max_flushed_seq = st.max_flushed_seq;
-        rc = rs_pack(reply, &resp.base);
+        rc = rpc_proto_reply(reply, &resp.base);
     }
     rs_region_release(s, reg);
-    if (m)
-        strata__admin__flush_region_request__free_unpacked(m, NULL);
     return rc;
 }
 
-static int handle_compact(void *ctx, const rpc_request *req, rpc_reply *reply)
+static int compact_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     rs_server *s = ctx;
     rs_region *reg = NULL;
-    Strata__Admin__CompactRegionRequest *m = NULL;
+    Strata__Admin__CompactRegionRequest *m = (Strata__Admin__CompactRegionRequest *)msg;
     Strata__Admin__CompactRegionResponse resp = STRATA__ADMIN__COMPACT_REGION_RESPONSE__INIT;
-    int rc = begin(s, &strata__admin__compact_region_request__descriptor, req, reply,
-                   (ProtobufCMessage **)&m);
-    if (rc == ST_OK)
-        rc = rs_region_acquire(s, m->encoded_name, &reg);
+    int rc = rs_region_acquire(s, m->encoded_name, &reg);
     if (rc == ST_OK)
         rc = region_compact(reg->r, m->has_major && m->major);
     if (rc == ST_OK)
-        rc = rs_pack(reply, &resp.base);
+        rc = rpc_proto_reply(reply, &resp.base);
     rs_region_release(s, reg);
-    if (m)
-        strata__admin__compact_region_request__free_unpacked(m, NULL);
     return rc;
 }
 
-static int handle_region_info(void *ctx, const rpc_request *req, rpc_reply *reply)
+static int region_info_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     rs_server *s = ctx;
     rs_region *reg = NULL;
-    Strata__Admin__GetRegionInfoRequest *m = NULL;
+    Strata__Admin__GetRegionInfoRequest *m = (Strata__Admin__GetRegionInfoRequest *)msg;
     Strata__Admin__GetRegionInfoResponse resp = STRATA__ADMIN__GET_REGION_INFO_RESPONSE__INIT;
     Strata__Admin__RegionInfo info;
     Strata__Admin__RegionLoad load;
-    int rc = begin(s, &strata__admin__get_region_info_request__descriptor, req, reply,
-                   (ProtobufCMessage **)&m);
-    if (rc == ST_OK)
-        rc = rs_region_acquire(s, m->encoded_name, &reg);
+    int rc = rs_region_acquire(s, m->encoded_name, &reg);
     if (rc == ST_OK) {
         region_info_to_proto(region_get_info(reg->r), &info);
         rs_load_to_proto(reg->r, &load);
         resp.region = &info;
         resp.load = &load;
-        rc = rs_pack(reply, &resp.base);
+        rc = rpc_proto_reply(reply, &resp.base);
     }
     rs_region_release(s, reg);
-    if (m)
-        strata__admin__get_region_info_request__free_unpacked(m, NULL);
     return rc;
 }
 
@@ -173,16 +143,14 @@ static void release_list(rs_server *s, rs_region **list, size_t n)
     free(list);
 }
 
-static int handle_online(void *ctx, const rpc_request *req, rpc_reply *reply)
+static int online_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     rs_server *s = ctx;
     rs_region **list = NULL;
     size_t n = 0;
     rs_pool pool = {0};
     Strata__Admin__GetOnlineRegionResponse resp = STRATA__ADMIN__GET_ONLINE_REGION_RESPONSE__INIT;
-    int rc = rs_check_serving(s, reply);
-    if (rc == ST_OK)
-        rc = rs_region_list(s, &list, &n);
+    int rc = rs_region_list(s, &list, &n);
     Strata__Admin__RegionInfo **ptrs = rs_pool_alloc(&pool, n * sizeof(*ptrs));
     Strata__Admin__RegionInfo *infos = rs_pool_alloc(&pool, n * sizeof(*infos));
     if (rc == ST_OK && (!ptrs || !infos))
@@ -194,22 +162,20 @@ static int handle_online(void *ctx, const rpc_request *req, rpc_reply *reply)
     resp.region = ptrs;
     resp.n_region = n;
     if (rc == ST_OK)
-        rc = rs_pack(reply, &resp.base);
+        rc = rpc_proto_reply(reply, &resp.base);
     release_list(s, list, n);
     rs_pool_free(&pool);
     return rc;
 }
 
-static int handle_server_load(void *ctx, const rpc_request *req, rpc_reply *reply)
+static int server_load_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     rs_server *s = ctx;
     rs_region **list = NULL;
     size_t n = 0;
     rs_pool pool = {0};
     Strata__Admin__GetServerLoadResponse resp = STRATA__ADMIN__GET_SERVER_LOAD_RESPONSE__INIT;
-    int rc = rs_check_serving(s, reply);
-    if (rc == ST_OK)
-        rc = rs_region_list(s, &list, &n);
+    int rc = rs_region_list(s, &list, &n);
     Strata__Admin__RegionLoad **ptrs = rs_pool_alloc(&pool, n * sizeof(*ptrs));
     Strata__Admin__RegionLoad *loads = rs_pool_alloc(&pool, n * sizeof(*loads));
     if (rc == ST_OK && (!ptrs || !loads))
@@ -229,11 +195,26 @@ static int handle_server_load(void *ctx, const rpc_request *req, rpc_reply *repl
     resp.start_code = s->start_code;
     resp.open_scanners = rs_scanners_count(s);
     if (rc == ST_OK)
-        rc = rs_pack(reply, &resp.base);
+        rc = rpc_proto_reply(reply, &resp.base);
     release_list(s, list, n);
     rs_pool_free(&pool);
     return rc;
 }
+
+RPC_PROTO_HANDLER(handle_open, check_serving, strata__admin__open_region_request__descriptor,
+                  open_body)
+RPC_PROTO_HANDLER(handle_close, check_serving, strata__admin__close_region_request__descriptor,
+                  close_body)
+RPC_PROTO_HANDLER(handle_flush, check_serving, strata__admin__flush_region_request__descriptor,
+                  flush_body)
+RPC_PROTO_HANDLER(handle_compact, check_serving, strata__admin__compact_region_request__descriptor,
+                  compact_body)
+RPC_PROTO_HANDLER(handle_region_info, check_serving,
+                  strata__admin__get_region_info_request__descriptor, region_info_body)
+RPC_PROTO_HANDLER(handle_online, check_serving, strata__admin__get_online_region_request__descriptor,
+                  online_body)
+RPC_PROTO_HANDLER(handle_server_load, check_serving,
+                  strata__admin__get_server_load_request__descriptor, server_load_body)
 
 int rs_admin_service_register(rs_server *s)
 {

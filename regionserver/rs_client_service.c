@@ -16,6 +16,7 @@
 
 #include "common/log.h"
 #include "common/rpc/rpc_header.h"
+#include "common/rpc/rpc_proto.h"
 #include "common/status.h"
 #include "regionserver/rs_internal.h"
 
@@ -41,49 +42,34 @@ static int do_get(region *r, const Strata__Client__Get *g, rs_pool *pool,
     return ST_OK;
 }
 
-static int handle_get(void *ctx, const rpc_request *req, rpc_reply *reply)
+static int check_serving(void *ctx, rpc_reply *reply)
+{
+    return rs_check_serving(ctx, reply);
+}
+
+static int get_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     rs_server *s = ctx;
     rs_pool pool = {0};
     rs_region *reg = NULL;
-    Strata__Client__GetRequest *m = NULL;
+    Strata__Client__GetRequest *m = (Strata__Client__GetRequest *)msg;
     Strata__Client__GetResponse resp = STRATA__CLIENT__GET_RESPONSE__INIT;
-    int rc = rs_check_serving(s, reply);
-    if (rc != ST_OK)
-        goto done;
-    m = (Strata__Client__GetRequest *)rs_unpack(&strata__client__get_request__descriptor, req);
-    if (!m) {
-        rc = ST_INVALID_ARGUMENT;
-        goto done;
-    }
-    if ((rc = rs_region_acquire(s, m->region->encoded_name, &reg)) != ST_OK)
-        goto done;
-    if ((rc = do_get(reg->r, m->get, &pool, &resp.result)) == ST_OK)
-        rc = rs_pack(reply, &resp.base);
-done:
+    int rc = rs_region_acquire(s, m->region->encoded_name, &reg);
+    if (rc == ST_OK && (rc = do_get(reg->r, m->get, &pool, &resp.result)) == ST_OK)
+        rc = rpc_proto_reply(reply, &resp.base);
     rs_region_release(s, reg);
-    if (m)
-        strata__client__get_request__free_unpacked(m, NULL);
     rs_pool_free(&pool);
     return rc;
 }
 
-static int handle_mutate(void *ctx, const rpc_request *req, rpc_reply *reply)
+static int mutate_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     rs_server *s = ctx;
     rs_pool pool = {0};
     rs_region *reg = NULL;
-    Strata__Client__MutateRequest *m = NULL;
+    Strata__Client__MutateRequest *m = (Strata__Client__MutateRequest *)msg;
     Strata__Client__MutateResponse resp = STRATA__CLIENT__MUTATE_RESPONSE__INIT;
-    int rc = rs_check_serving(s, reply);
-    if (rc != ST_OK)
-        goto done;
-    m = (Strata__Client__MutateRequest *)rs_unpack(&strata__client__mutate_request__descriptor,
-                                                  req);
-    if (!m) {
-        rc = ST_INVALID_ARGUMENT;
-        goto done;
-    }
+    int rc;
     if ((rc = rs_cluster_check_fence(s)) != ST_OK ||
         (rc = rs_region_acquire(s, m->region->encoded_name, &reg)) != ST_OK)
         goto done;
@@ -94,11 +80,9 @@ static int handle_mutate(void *ctx, const rpc_request *req, rpc_reply *reply)
     if (rc == ST_OK)
         rc = rs_cluster_check_fence(s); /* fenced meanwhile: not acknowledged */
     if (rc == ST_OK)
-        rc = rs_pack(reply, &resp.base);
+        rc = rpc_proto_reply(reply, &resp.base);
 done:
     rs_region_release(s, reg);
-    if (m)
-        strata__client__mutate_request__free_unpacked(m, NULL);
     rs_pool_free(&pool);
     return rc;
 }
@@ -243,20 +227,13 @@ static bool has_writes(const Strata__Client__MultiRequest *m)
     return false;
 }
 
-static int handle_multi(void *ctx, const rpc_request *req, rpc_reply *reply)
+static int multi_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     rs_server *s = ctx;
     rs_pool pool = {0};
-    Strata__Client__MultiRequest *m = NULL;
+    Strata__Client__MultiRequest *m = (Strata__Client__MultiRequest *)msg;
     Strata__Client__MultiResponse resp = STRATA__CLIENT__MULTI_RESPONSE__INIT;
-    int rc = rs_check_serving(s, reply);
-    if (rc != ST_OK)
-        goto done;
-    m = (Strata__Client__MultiRequest *)rs_unpack(&strata__client__multi_request__descriptor, req);
-    if (!m) {
-        rc = ST_INVALID_ARGUMENT;
-        goto done;
-    }
+    int rc = ST_OK;
     bool writes = rs_cluster_enabled(s) && has_writes(m);
     if (writes && (rc = rs_cluster_check_fence(s)) != ST_OK)
         goto done;
@@ -276,13 +253,17 @@ static int handle_multi(void *ctx, const rpc_request *req, rpc_reply *reply)
     if (rc == ST_OK && writes)
         rc = rs_cluster_check_fence(s); /* fenced meanwhile: not acknowledged */
     if (rc == ST_OK)
-        rc = rs_pack(reply, &resp.base);
+        rc = rpc_proto_reply(reply, &resp.base);
 done:
-    if (m)
-        strata__client__multi_request__free_unpacked(m, NULL);
     rs_pool_free(&pool);
     return rc;
 }
+
+RPC_PROTO_HANDLER(handle_get, check_serving, strata__client__get_request__descriptor, get_body)
+RPC_PROTO_HANDLER(handle_mutate, check_serving, strata__client__mutate_request__descriptor,
+                  mutate_body)
+RPC_PROTO_HANDLER(handle_multi, check_serving, strata__client__multi_request__descriptor,
+                  multi_body)
 
 int rs_client_service_register(rs_server *s)
 {

@@ -34,6 +34,7 @@
 #include "common/log.h"
 #include "common/proto/master.pb-c.h"
 #include "common/server_name.h"
+#include "common/rpc/rpc_proto.h"
 #include "common/status.h"
 #include "common/zk/znodes.h"
 #include "regionserver/rs_internal.h"
@@ -337,9 +338,8 @@ static int find_master(rs_server *s, char *addr, size_t cap)
 }
 
 /* The report of every open region's load, packed into *out (malloc'ed). */
-static int build_report(rs_server *s, uint8_t **out, size_t *len)
+static int build_report(rs_server *s, buf_t *out)
 {
-    *out = NULL;
     rs_region **list = NULL;
     size_t n = 0;
     rs_pool pool = {0};
@@ -368,11 +368,8 @@ static int build_report(rs_server *s, uint8_t **out, size_t *len)
     req.total_requests = req.read_requests + req.write_requests;
     req.has_total_requests = req.has_memstore_size = req.has_store_files = 1;
     req.has_store_file_size = req.has_read_requests = req.has_write_requests = 1;
-    *len = strata__master__region_server_report_request__get_packed_size(&req);
-    if (rc == ST_OK && !(*out = malloc(*len ? *len : 1)))
-        rc = st_error(ST_NOMEM, "out of memory");
     if (rc == ST_OK)
-        strata__master__region_server_report_request__pack(&req, *out);
+        rc = rpc_proto_pack(&req.base, out);
     for (size_t i = 0; i < n; i++)
         rs_region_release(s, list[i]);
     free(list);
@@ -394,9 +391,8 @@ static void report(rs_server *s)
         if (rc != ST_OK)
             return;
     }
-    uint8_t *body = NULL;
-    size_t len = 0;
-    if (build_report(s, &body, &len) != ST_OK) {
+    buf_t body = {0};
+    if (build_report(s, &body) != ST_OK) {
         LOG_WARN("region server %s: building the heartbeat failed: %s", s->server_name,
                  st_errmsg());
         return;
@@ -405,11 +401,11 @@ static void report(rs_server *s)
                                                              : RS_MASTER_CALL_MS;
     atomic_store(&cl->report_inflight, true);
     if (rpc_client_call_async(cl->master, cl->master_addr, "MasterService.RegionServerReport",
-                              body, len, timeout, report_done, s) != ST_OK) {
+                              body.data, body.len, timeout, report_done, s) != ST_OK) {
         atomic_store(&cl->report_inflight, false);
         atomic_store(&cl->master_stale, true);
     }
-    free(body);
+    buf_free(&body);
 }
 
 /* How often the thread wakes: every report interval, and often enough that a ping sent
@@ -524,9 +520,6 @@ static void report_closed(rs_server *s, const char *encoded_name, bool *give_up)
     req.server = &sn;
     req.encoded_name = (char *)encoded_name;
     req.has_server_stopping = req.server_stopping = 1;
-    size_t len = strata__master__report_region_closed_request__get_packed_size(&req);
-    uint8_t body[len ? len : 1];
-    strata__master__report_region_closed_request__pack(&req, body);
     int rc = ST_OK;
     /* The master known from the heartbeats first; after a failure, the one in ZooKeeper. */
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -538,11 +531,9 @@ static void report_closed(rs_server *s, const char *encoded_name, bool *give_up)
                      s->server_name);
             return;
         }
-        buf_t resp = {0};
         if (rc == ST_OK)
-            rc = rpc_client_call(cl->master, cl->master_addr, "MasterService.ReportRegionClosed",
-                                 body, len, RS_MASTER_CALL_MS, &resp);
-        buf_free(&resp);
+            rc = rpc_proto_call(cl->master, cl->master_addr, "MasterService.ReportRegionClosed",
+                                &req.base, RS_MASTER_CALL_MS, NULL, NULL);
         if (rc == ST_OK)
             return;
     }

@@ -68,26 +68,6 @@ void rs_pool_free(rs_pool *p)
 
 /* ---- messages ---- */
 
-ProtobufCMessage *rs_unpack(const ProtobufCMessageDescriptor *desc, const rpc_request *req)
-{
-    ProtobufCMessage *m = protobuf_c_message_unpack(desc, NULL, req->body_len, req->body);
-    if (!m)
-        st_error(ST_INVALID_ARGUMENT, "%s: the request is not a well-formed %s", req->method,
-                 desc->name);
-    return m;
-}
-
-int rs_pack(rpc_reply *reply, const ProtobufCMessage *m)
-{
-    size_t n = protobuf_c_message_get_packed_size(m);
-    buf_reset(&reply->body);
-    if (buf_reserve(&reply->body, n) != ST_OK)
-        return st_error(ST_NOMEM, "out of memory packing a %s of %zu bytes", m->descriptor->name,
-                        n);
-    reply->body.len = protobuf_c_message_pack(m, reply->body.data);
-    return ST_OK;
-}
-
 int rs_check_serving(rs_server *s, rpc_reply *reply)
 {
     if (atomic_load(&s->serving))

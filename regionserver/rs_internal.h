@@ -222,9 +222,6 @@ int rs_client_service_register(rs_server *s);
 int rs_admin_service_register(rs_server *s);
 
 /* ---- conversion (rs_convert.c) ---- */
-/* Unpacks body as desc's message; ST_INVALID_ARGUMENT naming the method if it fails. */
-ProtobufCMessage *rs_unpack(const ProtobufCMessageDescriptor *desc, const rpc_request *req);
-int rs_pack(rpc_reply *reply, const ProtobufCMessage *m);
 /* ST_SERVER_BUSY while the server is starting or stopping. */
 int rs_check_serving(rs_server *s, rpc_reply *reply);
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/rpc/rpc_proto.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/status.h"
@@ -361,11 +362,9 @@ int rs_handle_scan(void *ctx, const rpc_request *req, rpc_reply *reply)
     int rc = rs_check_serving(s, reply);
     if (rc != ST_OK)
         goto done;
-    m = (Strata__Client__ScanRequest *)rs_unpack(&strata__client__scan_request__descriptor, req);
-    if (!m) {
-        rc = ST_INVALID_ARGUMENT;
+    if ((rc = rpc_proto_unpack_request(req, &strata__client__scan_request__descriptor,
+                                       (ProtobufCMessage **)&m)) != ST_OK)
         goto done;
-    }
     bool opened = !m->has_scanner_id;
     if (opened) {
         if (!m->region || !m->scan) {
@@ -380,7 +379,7 @@ int rs_handle_scan(void *ctx, const rpc_request *req, rpc_reply *reply)
         rc = serve(s, sc, m, false, &pool, &resp);
     }
     if (rc == ST_OK)
-        rc = rs_pack(reply, &resp.base);
+        rc = rpc_proto_reply(reply, &resp.base);
 done:
     if (m)
         strata__client__scan_request__free_unpacked(m, NULL);

@@ -386,7 +386,7 @@ int master_repair(master *m, m_table *t, m_region *r)
     pthread_mutex_unlock(&m->mu);
     if (has_server && !live)
         return ST_OK; /* recovery of that server closes and reassigns it */
-    bool enabled = ts == META_TABLE_ENABLED || ts == META_TABLE_ENABLING;
+    bool enabled = meta_table_state_wants_open(ts);
     if (!enabled)
         return has_server ? master_unassign(m, r) : ST_OK;
     if (st == META_OPEN && live)

@@ -48,7 +48,7 @@ static void run_recoveries(master *m)
 /* Whether r looks out of place (mu held); master_repair decides once it has r. */
 static bool needs_repair(master *m, const m_table *t, const m_region *r, int64_t now)
 {
-    bool enabled = t->state == META_TABLE_ENABLED || t->state == META_TABLE_ENABLING;
+    bool enabled = meta_table_state_wants_open(t->state);
     bool has_server = r->mr.server[0] != 0;
     bool live = has_server && master_server_find(m, r->mr.server) != NULL;
     if (has_server && !live)
@@ -76,8 +76,9 @@ static void finish_table_states(master *m, m_table **tables, size_t nt)
         bool done = !t->busy && (enabling || disabling);
         for (size_t j = 0; done && j < t->n; j++) {
             const m_region *r = t->regions[j];
-            m_server *s = r->mr.server[0] ? master_server_find(m, r->mr.server) : NULL;
-            done = enabling ? (r->mr.state == META_OPEN && s && s->reported)
+            /* Disabling is done once nothing is placed or moving (a FAILED_OPEN region on
+             * no server stays so while its table is disabled). */
+            done = enabling ? master_region_settled(m, t, r)
                             : (!r->mr.server[0] && r->mr.state != META_OPENING &&
                                r->mr.state != META_CLOSING);
         }

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "common/http/http_server.h"
+#include "common/http/status_pages.h"
 #include "common/proto/admin.pb-c.h"
 #include "common/proto/master.pb-c.h"
 #include "common/rpc/rpc_client.h"
@@ -101,6 +102,7 @@ struct master {
 
     rpc_server *rpc;
     http_server *http; /* status pages and metrics (master_http.c); NULL if none */
+    status_pages pages; /* their binding to http */
     rpc_client *rpcc;
     zk *z;
     engine *eng;
@@ -230,6 +232,65 @@ int master_region_admin(master *m, m_region *r, const char *method, bool major);
 /* ---- master_chore.c ---- */
 void *master_chore_main(void *arg);
 void master_chore_wake(master *m);
+
+/* ---- master_snapshot.c: the cluster snapshot ---- */
+typedef struct master_snap_master {
+    server_name sn;
+    char name[SERVER_NAME_MAX];
+    uint32_t http_port;
+} master_snap_master;
+
+typedef struct master_snap_server {
+    server_name sn;
+    char name[SERVER_NAME_MAX];
+    uint32_t http_port;
+    bool stopping;
+    double rps;
+    size_t regions; /* master_server_region_count */
+    Strata__Master__RegionServerReportRequest *report; /* last heartbeat (owned); NULL if none */
+    int64_t report_ms;
+} master_snap_server;
+
+typedef struct master_snap_table {
+    char name[256];
+    meta_table_state state;
+    size_t regions, open;
+} master_snap_table;
+
+typedef struct master_snap_rit {
+    meta_region region; /* a copy of the row as the master holds it */
+    int64_t since_ms;
+} master_snap_rit;
+
+typedef struct master_snap {
+    int64_t now_ms;
+    bool active; /* the rest below have_active/backups is filled on the active master only */
+    bool have_active;
+    master_snap_master active_master;
+    master_snap_master *backups;
+    size_t nbackups;
+    int64_t active_since_ms;
+    char cluster_id[40];
+    master_snap_server *servers; /* live: heard from */
+    size_t nservers;
+    char (*dead)[SERVER_NAME_MAX];
+    size_t ndead;
+    master_snap_table *tables;
+    size_t ntables;
+    master_snap_rit *rits;
+    size_t nrits;
+    size_t nregions;
+    size_t *spread; /* nservers x ntables: regions of table t on server s at [s * ntables + t] */
+} master_snap;
+
+/* Copies the cluster (see master_snapshot.c): ST_OK and *out (free with
+ * master_snapshot_free), or ST_NOMEM (*out emptied). Takes mu itself. */
+int master_snapshot_take(master *m, master_snap *out);
+void master_snapshot_free(master_snap *sn);
+/* Whether r is where its table's state wants it (mu held): open on a live server that the
+ * master has heard from, for a table that wants its regions open; closed and on no server
+ * otherwise. Every other region is in transition. */
+bool master_region_settled(master *m, const m_table *t, const m_region *r);
 
 /* ---- master_ddl.c ---- */
 int master_create_table(master *m, const Strata__Master__CreateTableRequest *req);

@@ -477,198 +477,170 @@ static int compact_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 
 /* ---- cluster status ---- */
 
+/* The answer's storage: the arrays the response points into, freed after packing. */
 typedef struct status_buf {
-    Strata__Master__ServerInfo active;
-    Strata__Master__ServerName active_name;
-    Strata__Master__ServerInfo *backups;
+    Strata__Master__ServerInfo *masters; /* [0] the active one, then the backups */
     Strata__Master__ServerInfo **backup_ptrs;
-    Strata__Master__ServerName *backup_names;
-    server_name *bsn;
-    size_t nbackups;
+    Strata__Master__ServerName *names; /* masters, live, dead and rit servers */
     Strata__Master__ServerStatus *live;
     Strata__Master__ServerStatus **live_ptrs;
-    Strata__Master__ServerName *live_names;
-    Strata__Master__ServerName *dead_names;
     Strata__Master__ServerName **dead_ptrs;
-    server_name *dsn;
+    server_name *dead_sn;
     Strata__Master__RegionInTransition *rit;
     Strata__Master__RegionInTransition **rit_ptrs;
     Strata__Admin__RegionInfo *rit_infos;
-    Strata__Master__ServerName *rit_names;
-    server_name *rsn;
+    server_name *rit_sn;
+    size_t next_name;
 } status_buf;
 
 static void status_buf_free(status_buf *b)
 {
-    free(b->backups);
+    free(b->masters);
     free(b->backup_ptrs);
-    free(b->backup_names);
-    free(b->bsn);
+    free(b->names);
     free(b->live);
     free(b->live_ptrs);
-    free(b->live_names);
-    free(b->dead_names);
     free(b->dead_ptrs);
-    free(b->dsn);
+    free(b->dead_sn);
     free(b->rit);
     free(b->rit_ptrs);
     free(b->rit_infos);
-    free(b->rit_names);
-    free(b->rsn);
+    free(b->rit_sn);
 }
 
-static void name_proto(const server_name *sn, Strata__Master__ServerName *p)
+static int status_buf_alloc(status_buf *b, const master_snap *sn)
 {
+    memset(b, 0, sizeof(*b));
+    size_t nm = 1 + sn->nbackups, nl = sn->nservers, nd = sn->ndead, nr = sn->nrits;
+    b->masters = calloc(nm, sizeof(*b->masters));
+    b->backup_ptrs = calloc(nm, sizeof(*b->backup_ptrs));
+    b->names = calloc(nm + nl + nd + nr, sizeof(*b->names));
+    b->live = calloc(nl + 1, sizeof(*b->live));
+    b->live_ptrs = calloc(nl + 1, sizeof(*b->live_ptrs));
+    b->dead_ptrs = calloc(nd + 1, sizeof(*b->dead_ptrs));
+    b->dead_sn = calloc(nd + 1, sizeof(*b->dead_sn));
+    b->rit = calloc(nr + 1, sizeof(*b->rit));
+    b->rit_ptrs = calloc(nr + 1, sizeof(*b->rit_ptrs));
+    b->rit_infos = calloc(nr + 1, sizeof(*b->rit_infos));
+    b->rit_sn = calloc(nr + 1, sizeof(*b->rit_sn));
+    if (!b->masters || !b->backup_ptrs || !b->names || !b->live || !b->live_ptrs ||
+        !b->dead_ptrs || !b->dead_sn || !b->rit || !b->rit_ptrs || !b->rit_infos || !b->rit_sn)
+        return st_error(ST_NOMEM, "out of memory answering GetClusterStatus");
+    return ST_OK;
+}
+
+/* A ServerName message borrowing sn's host, from the buffer's pool. */
+static Strata__Master__ServerName *name_proto(status_buf *b, const server_name *sn)
+{
+    Strata__Master__ServerName *p = &b->names[b->next_name++];
     strata__master__server_name__init(p);
     p->host = (char *)sn->host;
     p->port = sn->port;
     p->start_code = sn->start_code;
+    return p;
 }
 
-/* Backup masters from ZooKeeper (before mu). */
-static void read_backups(master *m, status_buf *b)
+static void master_info(status_buf *b, const master_snap_master *x, Strata__Master__ServerInfo *out)
 {
-    char *dir = znodes_path(m->parent, ZNODE_BACKUP_MASTERS, NULL);
-    char **names = NULL;
-    size_t n = 0;
-    if (!dir || zk_children(m->z, dir, &names, &n) != ST_OK) {
-        free(dir);
+    strata__master__server_info__init(out);
+    out->name = name_proto(b, &x->sn);
+    out->has_http_port = 1;
+    out->http_port = x->http_port;
+}
+
+static void live_status(status_buf *b, const master_snap_server *s, Strata__Master__ServerStatus *st)
+{
+    strata__master__server_status__init(st);
+    st->name = name_proto(b, &s->sn);
+    st->has_http_port = 1;
+    st->http_port = s->http_port;
+    st->has_region_count = 1;
+    st->region_count = (uint32_t)s->regions;
+    st->has_requests_per_second = 1;
+    st->requests_per_second = s->rps;
+    const Strata__Master__RegionServerReportRequest *r = s->report;
+    if (!r)
         return;
+    st->region = r->region;
+    st->n_region = r->n_region;
+    st->has_total_requests = st->has_memstore_size = st->has_store_files = 1;
+    st->has_store_file_size = st->has_read_requests = st->has_write_requests = 1;
+    st->total_requests = r->total_requests;
+    st->memstore_size = r->memstore_size;
+    st->store_files = r->store_files;
+    st->store_file_size = r->store_file_size;
+    st->read_requests = r->read_requests;
+    st->write_requests = r->write_requests;
+    st->has_last_report_ms = 1;
+    st->last_report_ms = (uint64_t)s->report_ms;
+}
+
+static void rit_status(status_buf *b, size_t i, const master_snap_rit *r,
+                       Strata__Master__RegionInTransition *x)
+{
+    strata__master__region_in_transition__init(x);
+    master_region_info_proto(&r->region, &b->rit_infos[i]);
+    x->region = &b->rit_infos[i];
+    x->state = (Strata__Master__RegionState)r->region.state;
+    x->has_since_ms = 1;
+    x->since_ms = (uint64_t)r->since_ms;
+    if (r->region.server[0] && server_name_parse(r->region.server, &b->rit_sn[i]) == ST_OK)
+        x->server = name_proto(b, &b->rit_sn[i]);
+}
+
+/* The answer from one cluster snapshot (the status pages render the same one). */
+static int status_answer(master *m, const master_snap *sn, rpc_reply *reply)
+{
+    status_buf b;
+    int rc = status_buf_alloc(&b, sn);
+    Strata__Master__GetClusterStatusResponse resp = STRATA__MASTER__GET_CLUSTER_STATUS_RESPONSE__INIT;
+    if (rc == ST_OK) {
+        master_snap_master self = {.sn = m->sn, .http_port = (uint32_t)m->http_port};
+        resp.cluster_id = (char *)sn->cluster_id;
+        resp.version = MASTER_VERSION;
+        master_info(&b, &self, &b.masters[0]);
+        resp.active_master = &b.masters[0];
+        for (size_t i = 0; i < sn->nbackups; i++) {
+            master_info(&b, &sn->backups[i], &b.masters[1 + i]);
+            b.backup_ptrs[i] = &b.masters[1 + i];
+        }
+        resp.backup_master = b.backup_ptrs;
+        resp.n_backup_master = sn->nbackups;
+        for (size_t i = 0; i < sn->nservers; i++) {
+            live_status(&b, &sn->servers[i], &b.live[i]);
+            b.live_ptrs[i] = &b.live[i];
+        }
+        resp.live_server = b.live_ptrs;
+        resp.n_live_server = sn->nservers;
+        for (size_t i = 0; i < sn->ndead; i++)
+            if (server_name_parse(sn->dead[i], &b.dead_sn[resp.n_dead_server]) == ST_OK) {
+                b.dead_ptrs[resp.n_dead_server] = name_proto(&b, &b.dead_sn[resp.n_dead_server]);
+                resp.n_dead_server++;
+            }
+        resp.dead_server = b.dead_ptrs;
+        for (size_t i = 0; i < sn->nrits; i++) {
+            rit_status(&b, i, &sn->rits[i], &b.rit[i]);
+            b.rit_ptrs[i] = &b.rit[i];
+        }
+        resp.in_transition = b.rit_ptrs;
+        resp.n_in_transition = sn->nrits;
+        resp.has_tables = resp.has_regions = 1;
+        resp.tables = (uint32_t)sn->ntables;
+        resp.regions = (uint32_t)sn->nregions;
+        rc = rpc_proto_reply(reply, &resp.base);
     }
-    size_t k = n ? n : 1;
-    b->backups = calloc(k, sizeof(*b->backups));
-    b->backup_ptrs = calloc(k, sizeof(*b->backup_ptrs));
-    b->backup_names = calloc(k, sizeof(*b->backup_names));
-    b->bsn = calloc(k, sizeof(*b->bsn));
-    for (size_t i = 0; b->backups && b->backup_ptrs && b->backup_names && b->bsn && i < n; i++) {
-        if (server_name_parse(names[i], &b->bsn[b->nbackups]) != ST_OK)
-            continue;
-        size_t j = b->nbackups++;
-        name_proto(&b->bsn[j], &b->backup_names[j]);
-        strata__master__server_info__init(&b->backups[j]);
-        b->backups[j].name = &b->backup_names[j];
-        b->backup_ptrs[j] = &b->backups[j];
-    }
-    zk_names_free(names, n);
-    free(dir);
+    status_buf_free(&b);
+    return rc;
 }
 
 static int status_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     master *m = ctx;
-    status_buf b;
-    memset(&b, 0, sizeof(b));
-    read_backups(m, &b);
-    Strata__Master__GetClusterStatusResponse resp = STRATA__MASTER__GET_CLUSTER_STATUS_RESPONSE__INIT;
-    resp.cluster_id = m->cluster_id;
-    resp.version = MASTER_VERSION;
-    strata__master__server_info__init(&b.active);
-    name_proto(&m->sn, &b.active_name);
-    b.active.name = &b.active_name;
-    b.active.has_http_port = 1;
-    b.active.http_port = (uint32_t)m->http_port;
-    resp.active_master = &b.active;
-    resp.backup_master = b.backup_ptrs;
-    resp.n_backup_master = b.nbackups;
-    int rc = ST_OK;
-    pthread_mutex_lock(&m->mu);
-    size_t ns = m->nservers ? m->nservers : 1, nd = m->ndead ? m->ndead : 1, nr = 0;
-    for (size_t i = 0; i < m->ntables; i++)
-        nr += m->tables[i]->n;
-    b.live = calloc(ns, sizeof(*b.live));
-    b.live_ptrs = calloc(ns, sizeof(*b.live_ptrs));
-    b.live_names = calloc(ns, sizeof(*b.live_names));
-    b.dead_names = calloc(nd, sizeof(*b.dead_names));
-    b.dead_ptrs = calloc(nd, sizeof(*b.dead_ptrs));
-    b.dsn = calloc(nd, sizeof(*b.dsn));
-    b.rit = calloc(nr ? nr : 1, sizeof(*b.rit));
-    b.rit_ptrs = calloc(nr ? nr : 1, sizeof(*b.rit_ptrs));
-    b.rit_infos = calloc(nr ? nr : 1, sizeof(*b.rit_infos));
-    b.rit_names = calloc(nr ? nr : 1, sizeof(*b.rit_names));
-    b.rsn = calloc(nr ? nr : 1, sizeof(*b.rsn));
-    if (!b.live || !b.live_ptrs || !b.live_names || !b.dead_names || !b.dead_ptrs || !b.dsn ||
-        !b.rit || !b.rit_ptrs || !b.rit_infos || !b.rit_names || !b.rsn)
-        rc = st_error(ST_NOMEM, "out of memory");
-    size_t nlive = 0;
-    for (size_t i = 0; rc == ST_OK && i < m->nservers; i++) {
-        m_server *s = m->servers[i];
-        if (!s->reported)
-            continue; /* registered but not heard from: not counted live yet */
-        Strata__Master__ServerStatus *st = &b.live[nlive];
-        strata__master__server_status__init(st);
-        name_proto(&s->sn, &b.live_names[nlive]);
-        st->name = &b.live_names[nlive];
-        st->has_http_port = 1;
-        st->http_port = s->http_port;
-        st->has_region_count = 1;
-        st->region_count = (uint32_t)master_server_region_count(m, s->name);
-        st->has_requests_per_second = 1;
-        st->requests_per_second = s->rps;
-        if (s->report) {
-            const Strata__Master__RegionServerReportRequest *r = s->report;
-            st->region = r->region;
-            st->n_region = r->n_region;
-            st->has_total_requests = st->has_memstore_size = st->has_store_files = 1;
-            st->has_store_file_size = st->has_read_requests = st->has_write_requests = 1;
-            st->total_requests = r->total_requests;
-            st->memstore_size = r->memstore_size;
-            st->store_files = r->store_files;
-            st->store_file_size = r->store_file_size;
-            st->read_requests = r->read_requests;
-            st->write_requests = r->write_requests;
-            st->has_last_report_ms = 1;
-            st->last_report_ms = (uint64_t)s->report_ms;
-        }
-        b.live_ptrs[nlive++] = st;
-    }
-    resp.live_server = b.live_ptrs;
-    resp.n_live_server = rc == ST_OK ? nlive : 0;
-    size_t ndead = 0;
-    for (size_t i = 0; rc == ST_OK && i < m->ndead; i++) {
-        if (master_server_find(m, m->dead[i]) || server_name_parse(m->dead[i], &b.dsn[ndead]) != ST_OK)
-            continue;
-        name_proto(&b.dsn[ndead], &b.dead_names[ndead]);
-        b.dead_ptrs[ndead] = &b.dead_names[ndead];
-        ndead++;
-    }
-    resp.dead_server = b.dead_ptrs;
-    resp.n_dead_server = ndead;
-    size_t nrit = 0;
-    for (size_t i = 0; rc == ST_OK && i < m->ntables; i++) {
-        m_table *t = m->tables[i];
-        bool enabled = t->state == META_TABLE_ENABLED || t->state == META_TABLE_ENABLING;
-        for (size_t j = 0; j < t->n; j++) {
-            m_region *r = t->regions[j];
-            m_server *on = r->mr.server[0] ? master_server_find(m, r->mr.server) : NULL;
-            bool settled = enabled ? (r->mr.state == META_OPEN && on && on->reported)
-                                   : (!r->mr.server[0] && (r->mr.state == META_CLOSED ||
-                                                           r->mr.state == META_OFFLINE));
-            if (settled)
-                continue;
-            Strata__Master__RegionInTransition *x = &b.rit[nrit];
-            strata__master__region_in_transition__init(x);
-            Strata__Admin__RegionInfo *ri = &b.rit_infos[nrit];
-            master_region_info_proto(&r->mr, ri);
-            x->region = ri;
-            x->state = (Strata__Master__RegionState)r->mr.state;
-            x->has_since_ms = 1;
-            x->since_ms = (uint64_t)r->since_ms;
-            if (r->mr.server[0] && server_name_parse(r->mr.server, &b.rsn[nrit]) == ST_OK) {
-                name_proto(&b.rsn[nrit], &b.rit_names[nrit]);
-                x->server = &b.rit_names[nrit];
-            }
-            b.rit_ptrs[nrit++] = x;
-        }
-    }
-    resp.in_transition = b.rit_ptrs;
-    resp.n_in_transition = nrit;
-    resp.has_tables = resp.has_regions = 1;
-    resp.tables = (uint32_t)m->ntables;
-    resp.regions = (uint32_t)nr;
+    master_snap sn;
+    int rc = master_snapshot_take(m, &sn);
     if (rc == ST_OK)
-        rc = rpc_proto_reply(reply, &resp.base);
-    pthread_mutex_unlock(&m->mu);
-    status_buf_free(&b);
+        rc = status_answer(m, &sn, reply);
+    master_snapshot_free(&sn);
     return rc;
 }
 

@@ -40,6 +40,8 @@ const char *meta_region_state_name(meta_region_state s);   /* "OPEN" ... */
 int meta_region_state_parse(const char *s, meta_region_state *out);
 const char *meta_table_state_name(meta_table_state s);     /* "ENABLED" ... */
 int meta_table_state_parse(const char *s, meta_table_state *out);
+/* Whether a table in this state wants its regions open (ENABLED or ENABLING). */
+bool meta_table_state_wants_open(meta_table_state s);
 
 /* One region row. Keys and strings are owned (meta_region_clear frees them). */
 typedef struct meta_region {

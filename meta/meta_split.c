@@ -59,6 +59,11 @@ const char *meta_table_state_name(meta_table_state s)
     return (unsigned)s < NELEM(table_state_names) ? table_state_names[s] : "UNKNOWN";
 }
 
+bool meta_table_state_wants_open(meta_table_state s)
+{
+    return s == META_TABLE_ENABLED || s == META_TABLE_ENABLING;
+}
+
 int meta_table_state_parse(const char *s, meta_table_state *out)
 {
     for (size_t i = 0; s && i < NELEM(table_state_names); i++)

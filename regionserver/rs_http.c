@@ -1,7 +1,7 @@
 /*
- * rs_http.c - the region server's HTTP endpoints (docs/http.md), on common/http_server.h:
+ * rs_http.c - what the region server's status pages show (docs/http.md), inside the
+ * endpoints every server shares (common/http/status_pages.h):
  *
- *   /healthz      200 "ok" while the process runs
  *   /readyz       200 while the server serves and, in a cluster, is registered in
  *                 ZooKeeper and not fenced; 503 with the reason otherwise
  *   /metrics      Prometheus text: server totals, and per-region series labelled
@@ -31,11 +31,13 @@
 #include "common/http/json.h"
 #include "common/log.h"
 #include "common/http/prom.h"
+#include "common/http/status_pages.h"
 #include "common/status.h"
 #include "regionserver/rs_internal.h"
 
 typedef struct rs_http {
     http_server *srv;
+    status_pages pages; /* the binding of the pages below to srv */
     pthread_mutex_t mu; /* a page reading the engine holds it */
     bool engine_gone;   /* under mu: the engine is closing or closed */
 } rs_http;
@@ -52,8 +54,6 @@ typedef struct rh_region {
 } rh_region;
 
 typedef struct rh_snap {
-    bool ready;
-    char why[640]; /* readiness, one line */
     rh_region *regions;
     size_t n;
     region_stats total;
@@ -61,11 +61,11 @@ typedef struct rh_snap {
     bool have_engine; /* the queue and cache figures below are valid */
     size_t flush_queue, compaction_queue;
     blockcache_stats cache;
-    int64_t now_ms;
 } rh_snap;
 
-static bool ready_check(rs_server *s, char *why, size_t cap)
+static bool ready_check(void *ctx, char *why, size_t cap)
 {
+    rs_server *s = ctx;
     if (!atomic_load(&s->serving)) {
         snprintf(why, cap, "region server %s is not serving (starting or stopping)",
                  s->server_name);
@@ -165,11 +165,8 @@ static int snap_regions(rs_server *s, rh_snap *sn)
     return rc;
 }
 
-static int snap_take(rs_server *s, rh_snap *sn)
+static int snap_fill(rs_server *s, rh_snap *sn)
 {
-    memset(sn, 0, sizeof(*sn));
-    sn->now_ms = clock_now_ms();
-    sn->ready = ready_check(s, sn->why, sizeof(sn->why));
     rs_http *h = s->http;
     pthread_mutex_lock(&h->mu);
     if (!h->engine_gone && atomic_load(&s->serving) && s->eng) {
@@ -185,26 +182,32 @@ static int snap_take(rs_server *s, rh_snap *sn)
     return rc;
 }
 
-/* ---- /healthz, /readyz ---- */
-
-static void h_healthz(void *arg, const http_request *req, http_response *resp)
+static int snap_take(void *ctx, void **out)
 {
-    http_response_printf(resp, "ok\n");
+    rh_snap *sn = calloc(1, sizeof(*sn));
+    int rc = sn ? snap_fill(ctx, sn) : st_error(ST_NOMEM, "out of memory");
+    if (rc != ST_OK) {
+        free(sn);
+        sn = NULL;
+    }
+    *out = sn;
+    return rc;
 }
 
-static void h_readyz(void *arg, const http_request *req, http_response *resp)
+static void snap_release(void *ctx, void *snap)
 {
-    char why[640];
-    bool ok = ready_check(arg, why, sizeof(why));
-    http_response_set(resp, ok ? 200 : 503, NULL);
-    http_response_printf(resp, "%s\n", ok ? "ok" : why);
+    snap_free(snap);
+    free(snap);
 }
 
-static void fail_page(http_response *resp)
+static const char *self_name(void *ctx)
 {
-    buf_reset(&resp->body);
-    http_response_set(resp, 500, "text/plain; charset=utf-8");
-    http_response_printf(resp, "internal error: %s\n", st_errmsg());
+    return ((rs_server *)ctx)->server_name;
+}
+
+static void page_title(void *ctx, const status_pages_view *v, char *out, size_t cap)
+{
+    snprintf(out, cap, "Strata region server %s", ((rs_server *)ctx)->server_name);
 }
 
 /* ---- /metrics ---- */
@@ -256,78 +259,58 @@ static int metric_region_family(buf_t *b, const rh_snap *sn, const rh_metric *m)
     return rc;
 }
 
-static int metric_one(buf_t *b, const char *name, const char *type, const char *help, double v)
-{
-    int rc = prom_family(b, name, type, help);
-    return rc == ST_OK ? prom_sample_double(b, name, NULL, 0, v) : rc;
-}
-
 static int metrics_engine(buf_t *b, const rh_snap *sn)
 {
     if (!sn->have_engine)
         return ST_OK;
     const blockcache_stats *c = &sn->cache;
-    int rc = metric_one(b, "flush_queue_length", "gauge", "Regions waiting for a flush",
+    int rc = status_pages_metric(b, "flush_queue_length", "gauge", "Regions waiting for a flush",
                         (double)sn->flush_queue);
     if (rc == ST_OK)
-        rc = metric_one(b, "compaction_queue_length", "gauge", "Regions waiting for a compaction",
+        rc = status_pages_metric(b, "compaction_queue_length", "gauge", "Regions waiting for a compaction",
                         (double)sn->compaction_queue);
     if (rc == ST_OK)
-        rc = metric_one(b, "block_cache_hit_count", "counter", "Block cache lookups that hit",
+        rc = status_pages_metric(b, "block_cache_hit_count", "counter", "Block cache lookups that hit",
                         (double)c->hits);
     if (rc == ST_OK)
-        rc = metric_one(b, "block_cache_miss_count", "counter", "Block cache lookups that missed",
+        rc = status_pages_metric(b, "block_cache_miss_count", "counter", "Block cache lookups that missed",
                         (double)c->misses);
     if (rc == ST_OK)
-        rc = metric_one(b, "block_cache_eviction_count", "counter",
+        rc = status_pages_metric(b, "block_cache_eviction_count", "counter",
                         "Blocks evicted from the block cache", (double)c->evictions);
     if (rc == ST_OK)
-        rc = metric_one(b, "block_cache_count", "gauge", "Blocks in the block cache",
+        rc = status_pages_metric(b, "block_cache_count", "gauge", "Blocks in the block cache",
                         (double)c->entries);
     if (rc == ST_OK)
-        rc = metric_one(b, "block_cache_size", "gauge", "Bytes charged to the block cache",
+        rc = status_pages_metric(b, "block_cache_size", "gauge", "Bytes charged to the block cache",
                         (double)c->usage);
     if (rc == ST_OK)
-        rc = metric_one(b, "block_cache_free_size", "gauge", "Bytes the block cache may still take",
+        rc = status_pages_metric(b, "block_cache_free_size", "gauge", "Bytes the block cache may still take",
                         c->capacity > c->usage ? (double)(c->capacity - c->usage) : 0);
     return rc;
 }
 
-static int render_metrics(rs_server *s, const rh_snap *sn, buf_t *b)
+static int render_metrics(void *ctx, const status_pages_view *v, buf_t *b)
 {
-    int rc = metric_one(b, "region_count", "gauge", "Regions open on this server", (double)sn->n);
+    rs_server *s = ctx;
+    const rh_snap *sn = v->snap;
+    int rc = status_pages_metric(b, "region_count", "gauge", "Regions open on this server", (double)sn->n);
     for (size_t i = 0; rc == ST_OK && i < sizeof(region_metrics) / sizeof(region_metrics[0]); i++)
         rc = metric_region_family(b, sn, &region_metrics[i]);
     if (rc == ST_OK)
-        rc = metric_one(b, "total_request_count", "counter",
+        rc = status_pages_metric(b, "total_request_count", "counter",
                         "read_request_count + write_request_count of the regions open here",
                         (double)(sn->total.read_requests + sn->total.write_requests));
     if (rc == ST_OK)
-        rc = metric_one(b, "open_scanners", "gauge", "Server-side scanners open (leased)",
+        rc = status_pages_metric(b, "open_scanners", "gauge", "Server-side scanners open (leased)",
                         (double)sn->open_scanners);
     if (rc == ST_OK)
         rc = metrics_engine(b, sn);
     if (rc == ST_OK)
-        rc = metric_one(b, "region_server_start_time", "gauge",
+        rc = status_pages_metric(b, "region_server_start_time", "gauge",
                         "When this server started (ms since the epoch; its start code)",
                         (double)s->start_code);
-    if (rc == ST_OK)
-        rc = metric_one(b, "ready", "gauge", "1 while /readyz answers 200, else 0",
-                        sn->ready ? 1 : 0);
     return rc;
-}
-
-static void h_metrics(void *arg, const http_request *req, http_response *resp)
-{
-    rs_server *s = arg;
-    rh_snap sn;
-    int rc = snap_take(s, &sn);
-    http_response_set(resp, 200, PROM_CONTENT_TYPE);
-    if (rc == ST_OK)
-        rc = render_metrics(s, &sn, &resp->body);
-    if (rc != ST_OK)
-        fail_page(resp);
-    snap_free(&sn);
 }
 
 /* ---- /status.json ---- */
@@ -403,54 +386,29 @@ static void json_engine(json_writer *w, const rh_snap *sn)
     json_object_end(w);
 }
 
-static int render_json(rs_server *s, const rh_snap *sn, buf_t *b)
+static void render_json(void *ctx, const status_pages_view *v, json_writer *w)
 {
-    json_writer w;
-    json_init(&w, b);
-    json_object_begin(&w);
-    json_key(&w, "server");
-    json_string(&w, s->server_name);
-    json_key(&w, "mode");
-    json_string(&w, rs_cluster_enabled(s) ? "cluster" : "standalone");
-    json_key(&w, "ready");
-    json_bool(&w, sn->ready);
-    json_key(&w, "ready_reason");
-    json_string(&w, sn->why);
-    json_key(&w, "start_code");
-    json_u64(&w, s->start_code);
-    json_key(&w, "rpc_port");
-    json_i64(&w, rs_server_port(s));
-    json_key(&w, "http_port");
-    json_i64(&w, s->cl.http_port);
-    json_key(&w, "region_count");
-    json_u64(&w, sn->n);
-    json_stats(&w, &sn->total);
-    json_key(&w, "open_scanners");
-    json_u64(&w, sn->open_scanners);
-    json_engine(&w, sn);
-    json_key(&w, "regions");
-    json_array_begin(&w);
+    rs_server *s = ctx;
+    const rh_snap *sn = v->snap;
+    json_key(w, "mode");
+    json_string(w, rs_cluster_enabled(s) ? "cluster" : "standalone");
+    json_key(w, "start_code");
+    json_u64(w, s->start_code);
+    json_key(w, "rpc_port");
+    json_i64(w, rs_server_port(s));
+    json_key(w, "http_port");
+    json_i64(w, s->cl.http_port);
+    json_key(w, "region_count");
+    json_u64(w, sn->n);
+    json_stats(w, &sn->total);
+    json_key(w, "open_scanners");
+    json_u64(w, sn->open_scanners);
+    json_engine(w, sn);
+    json_key(w, "regions");
+    json_array_begin(w);
     for (size_t i = 0; i < sn->n; i++)
-        json_region(&w, &sn->regions[i]);
-    json_array_end(&w);
-    json_object_end(&w);
-    int rc = json_finish(&w);
-    if (rc == ST_OK)
-        rc = buf_append(b, "\n", 1);
-    return rc;
-}
-
-static void h_status_json(void *arg, const http_request *req, http_response *resp)
-{
-    rs_server *s = arg;
-    rh_snap sn;
-    int rc = snap_take(s, &sn);
-    http_response_set(resp, 200, "application/json");
-    if (rc == ST_OK)
-        rc = render_json(s, &sn, &resp->body);
-    if (rc != ST_OK)
-        fail_page(resp);
-    snap_free(&sn);
+        json_region(w, &sn->regions[i]);
+    json_array_end(w);
 }
 
 /* ---- / (HTML) ---- */
@@ -477,12 +435,10 @@ static void cell_key(html_doc *d, const uint8_t *p, size_t n)
     html_raw(d, "</td>");
 }
 
-static void page_server(rs_server *s, const rh_snap *sn, html_doc *d)
+static void page_server(rs_server *s, const status_pages_view *v, html_doc *d)
 {
-    html_rawf(d, "<h2>Server</h2><table><tr><th>Readiness</th><td class=\"%s\">",
-              sn->ready ? "ok" : "bad");
-    html_text(d, sn->why);
-    html_raw(d, "</td></tr><tr><th>Mode</th><td>");
+    const rh_snap *sn = v->snap;
+    html_raw(d, "<h2>Server</h2><table><tr><th>Mode</th><td>");
     if (rs_cluster_enabled(s))
         html_textf(d, "cluster member (ZooKeeper %s, parent %s)", s->cl.quorum, s->cl.parent);
     else
@@ -490,7 +446,7 @@ static void page_server(rs_server *s, const rh_snap *sn, html_doc *d)
     html_raw(d, "</td></tr><tr><th>RPC</th><td>");
     html_textf(d, "%s:%d", s->advertised_host, rs_server_port(s));
     html_rawf(d, "</td></tr><tr><th>Start code</th><td>%" PRIu64 " (up %" PRId64 " s)</td></tr>",
-              s->start_code, (sn->now_ms - (int64_t)s->start_code) / 1000);
+              s->start_code, (v->now_ms - (int64_t)s->start_code) / 1000);
     html_rawf(d, "<tr><th>Regions</th><td>%zu</td></tr>", sn->n);
     html_rawf(d, "<tr><th>Requests</th><td>%" PRIu64 " reads, %" PRIu64 " writes</td></tr>",
               sn->total.read_requests, sn->total.write_requests);
@@ -548,51 +504,24 @@ static void page_regions(const rh_snap *sn, html_doc *d)
     html_raw(d, "</table>\n");
 }
 
-static int render_page(rs_server *s, const rh_snap *sn, buf_t *b)
+static void render_page(void *ctx, const status_pages_view *v, html_doc *d)
 {
-    char title[600];
-    snprintf(title, sizeof(title), "Strata region server %s", s->server_name);
-    html_doc d;
-    html_init(&d, b);
-    html_page_begin(&d, title);
-    html_raw(&d, "<h1>");
-    html_text(&d, title);
-    html_raw(&d, "</h1>\n<p><a href=\"/status.json\">status.json</a> &middot; "
-                 "<a href=\"/metrics\">metrics</a> &middot; <a href=\"/readyz\">readyz</a></p>\n");
-    page_server(s, sn, &d);
-    page_regions(sn, &d);
-    return html_page_end(&d);
-}
-
-static void h_page(void *arg, const http_request *req, http_response *resp)
-{
-    rs_server *s = arg;
-    rh_snap sn;
-    int rc = snap_take(s, &sn);
-    http_response_set(resp, 200, "text/html; charset=utf-8");
-    if (rc == ST_OK)
-        rc = render_page(s, &sn, &resp->body);
-    if (rc != ST_OK)
-        fail_page(resp);
-    snap_free(&sn);
+    page_server(ctx, v, d);
+    page_regions(v->snap, d);
 }
 
 /* ---- lifecycle ---- */
 
-static int register_all(rs_server *s, http_server *srv)
-{
-    static const struct {
-        const char *path;
-        http_handler_fn fn;
-    } routes[] = {
-        {"/healthz", h_healthz}, {"/readyz", h_readyz},        {"/metrics", h_metrics},
-        {"/", h_page},           {"/status", h_page},          {"/status.json", h_status_json},
-    };
-    int rc = ST_OK;
-    for (size_t i = 0; rc == ST_OK && i < sizeof(routes) / sizeof(routes[0]); i++)
-        rc = http_server_handle(srv, routes[i].path, routes[i].fn, s);
-    return rc;
-}
+static const status_pages_ops rs_pages = {
+    .ready = ready_check,
+    .snap_take = snap_take,
+    .snap_free = snap_release,
+    .name = self_name,
+    .title = page_title,
+    .metrics = render_metrics,
+    .json = render_json,
+    .page = render_page,
+};
 
 int rs_http_start(rs_server *s)
 {
@@ -607,7 +536,7 @@ int rs_http_start(rs_server *s)
     s->http = h;
     int rc = http_server_new(NULL, &h->srv);
     if (rc == ST_OK)
-        rc = register_all(s, h->srv);
+        rc = status_pages_register(h->srv, &h->pages, &rs_pages, s);
     if (rc == ST_OK)
         rc = http_server_start(h->srv, s->host, port);
     if (rc == ST_OK) {

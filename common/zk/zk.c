@@ -1,5 +1,7 @@
 /*
- * zk.c - a ZooKeeper session over zookeeper_mt (see zk.h).
+ * zk.c - a ZooKeeper session over zookeeper_mt (see zk.h): open and close, session
+ * states, the synchronous calls and their status mapping. Watches and their thread are
+ * zk_watch.c; the parts both share are zk_internal.h.
  *
  * States (z->state, changed only by set_state()):
  *
@@ -8,20 +10,12 @@
  *   any --on_session(EXPIRED or AUTH_FAILED)--> EXPIRED (terminal: calls give ST_CLOSED)
  *   any --zk_close--> CLOSED (terminal)
  *
- * Watches: each zk_watch has an id; the ZooKeeper watchers carry the id (not the
- * pointer) as their context, so an event that arrives after zk_unwatch finds no watch
- * and is dropped. The library calls on_path_event() on its completion thread, which
- * only queues the id; the watch thread (watch_main) pops ids in order and, holding
- * cb_mu, re-reads the node (re-arming the ZooKeeper watch) and runs the callback. The
- * first callback of a watch runs on the caller's thread, also under cb_mu, so callbacks
- * of one handle never overlap. A re-arm that fails on a lost connection marks the watch
- * (rearm) and is retried once the session is connected again.
- *
  * Thread-safety: all calls are safe from any thread. Locks: cb_mu (held while a watch
  * callback runs, and across its ZooKeeper calls) before mu (state, event queue, watch
  * list; never held across a ZooKeeper call or a user callback).
  */
 #include "common/zk/zk.h"
+
 #include "common/zk/zk_internal.h"
 #include "common/zk/znodes.h"
 
@@ -37,51 +31,6 @@
 #include "common/log.h"
 #include "common/status.h"
 
-#define ZK_DEFAULT_SESSION_MS 30000
-#define ZK_DEFAULT_CONNECT_MS 15000
-#define ZK_REARM_RETRY_MS 100
-#define ZK_EXPIRE_CHECK_MS 500
-#define ZK_RC_NOMEM 1 /* read_data: out of memory (not a ZooKeeper code) */
-
-enum { WATCH_CHILDREN, WATCH_NODE };
-
-struct zk_watch {
-    uint64_t id;
-    int kind;
-    char *path;
-    zk_children_fn cfn;
-    zk_node_fn nfn;
-    void *arg;
-    bool rearm; /* re-arming failed on a lost connection: retry when connected */
-    struct zk_watch *next;
-};
-
-typedef struct zk_event {
-    uint64_t id;
-    struct zk_event *next;
-} zk_event;
-
-struct zk {
-    zhandle_t *zh;
-    char *quorum;
-    zk_state_fn on_state;
-    void *arg;
-    pthread_mutex_t cb_mu;
-    pthread_mutex_t mu;
-    pthread_cond_t state_cv; /* state changed (zk_open waits on it) */
-    pthread_cond_t queue_cv; /* an event queued, a reconnect, or stop */
-    _Atomic zk_state state; /* written under mu (set_state); read lock-free */
-    _Atomic int64_t last_heard;
-    zk_event *qhead, *qtail;
-    zk_watch *watches;
-    uint64_t next_id;
-    bool stop;
-    bool thread_started;
-    pthread_t thread;
-};
-
-/* The handle whose watch callback this thread is running (cb_mu is held for it). */
-static _Thread_local zk *tl_cb_zk;
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 
 static void setup_library_log(void)
@@ -111,14 +60,14 @@ const char *zk_state_name(zk_state st)
 /* ---- liveness and status mapping ---- */
 
 /* Records that the server answered (any reply that came from the ensemble). */
-static void heard(zk *z, int zrc)
+void zk_heard(zk *z, int zrc)
 {
     if (zrc == ZOK || zrc == ZNONODE || zrc == ZNODEEXISTS || zrc == ZBADVERSION ||
         zrc == ZNOTEMPTY || zrc == ZNOAUTH || zrc == ZNOCHILDRENFOREPHEMERALS)
         atomic_store(&z->last_heard, (int64_t)clock_mono_ns());
 }
 
-static int zk_status(int zrc, const char *op, const char *path)
+int zk_status_of(int zrc, const char *op, const char *path)
 {
     int code;
     switch (zrc) {
@@ -160,7 +109,7 @@ static int zk_status(int zrc, const char *op, const char *path)
 }
 
 /* ST_CLOSED once the session expired or was closed. */
-static int check_open(zk *z, const char *op, const char *path)
+int zk_check_open(zk *z, const char *op, const char *path)
 {
     pthread_mutex_lock(&z->mu);
     zk_state st = z->state;
@@ -178,19 +127,49 @@ static int check_path(const char *op, const char *path)
     return ST_OK;
 }
 
-static int check_call(zk *z, const char *op, const char *path)
+int zk_check_call(zk *z, const char *op, const char *path)
 {
     int rc = check_path(op, path);
-    return rc == ST_OK ? check_open(z, op, path) : rc;
+    return rc == ST_OK ? zk_check_open(z, op, path) : rc;
 }
 
-static void stat_from(zk_stat *out, const struct Stat *s)
+void zk_stat_from(zk_stat *out, const struct Stat *s)
 {
     out->version = s->version;
     out->ephemeral_owner = s->ephemeralOwner;
     out->mtime_ms = s->mtime;
     out->num_children = s->numChildren;
     out->data_length = s->dataLength;
+}
+
+/* zoo_get / zoo_wget into a malloc'ed, NUL-terminated buffer; a ZooKeeper code. */
+int zk_read_data(zk *z, const char *path, watcher_fn wfn, void *wctx, uint8_t **out,
+                     size_t *len, struct Stat *stat)
+{
+    int cap = 1024;
+    for (;;) {
+        char *buf = malloc((size_t)cap + 1);
+        int blen = cap;
+        if (!buf)
+            return ZK_RC_NOMEM;
+        int zrc = wfn ? zoo_wget(z->zh, path, wfn, wctx, buf, &blen, stat)
+                      : zoo_get(z->zh, path, 0, buf, &blen, stat);
+        zk_heard(z, zrc);
+        if (zrc == ZOK && stat->dataLength > cap) {
+            cap = stat->dataLength;
+            free(buf);
+            continue;
+        }
+        if (zrc != ZOK) {
+            free(buf);
+            return zrc;
+        }
+        blen = blen < 0 ? 0 : blen;
+        buf[blen] = '\0';
+        *out = (uint8_t *)buf;
+        *len = (size_t)blen;
+        return ZOK;
+    }
 }
 
 /* ---- session state ---- */
@@ -231,225 +210,6 @@ static void on_session(zhandle_t *zh, int type, int state, const char *path, voi
         set_state((zk *)ctx, map_state(state));
 }
 
-/* ---- watch thread ---- */
-
-/* Watcher of every armed path: queues the watch id for the watch thread. */
-static void on_path_event(zhandle_t *zh, int type, int state, const char *path, void *ctx)
-{
-    (void)state;
-    (void)path;
-    if (type == ZOO_SESSION_EVENT)
-        return;
-    zk *z = (zk *)zoo_get_context(zh);
-    zk_event *e = malloc(sizeof(*e));
-    if (!z || !e) {
-        LOG_ERROR("zk: out of memory queueing an event for %s", path ? path : "");
-        free(e);
-        return;
-    }
-    e->id = (uint64_t)(uintptr_t)ctx;
-    e->next = NULL;
-    pthread_mutex_lock(&z->mu);
-    if (z->qtail)
-        z->qtail->next = e;
-    else
-        z->qhead = e;
-    z->qtail = e;
-    pthread_cond_signal(&z->queue_cv);
-    pthread_mutex_unlock(&z->mu);
-}
-
-/* zoo_get / zoo_wget into a malloc'ed, NUL-terminated buffer; a ZooKeeper code. */
-static int read_data(zk *z, const char *path, watcher_fn wfn, void *wctx, uint8_t **out,
-                     size_t *len, struct Stat *stat)
-{
-    int cap = 1024;
-    for (;;) {
-        char *buf = malloc((size_t)cap + 1);
-        int blen = cap;
-        if (!buf)
-            return ZK_RC_NOMEM;
-        int zrc = wfn ? zoo_wget(z->zh, path, wfn, wctx, buf, &blen, stat)
-                      : zoo_get(z->zh, path, 0, buf, &blen, stat);
-        heard(z, zrc);
-        if (zrc == ZOK && stat->dataLength > cap) {
-            cap = stat->dataLength;
-            free(buf);
-            continue;
-        }
-        if (zrc != ZOK) {
-            free(buf);
-            return zrc;
-        }
-        blen = blen < 0 ? 0 : blen;
-        buf[blen] = '\0';
-        *out = (uint8_t *)buf;
-        *len = (size_t)blen;
-        return ZOK;
-    }
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* After ZNONODE: arms an existence watch. 1 if the node appeared meanwhile (read again),
- * 0 if it is still absent (armed), or a negative status. */
-static int arm_exists(zk *z, zk_watch *w, void *ctx)
-{
-    int zrc = zoo_wexists(z->zh, w->path, on_path_event, ctx, NULL);
-    heard(z, zrc);
-    if (zrc == ZOK)
-        return 1;
-    if (zrc == ZNONODE)
-        return 0;
-    return zk_status(zrc, "watch", w->path);
-}
-
-static int run_children(zk *z, zk_watch *w)
-{
-    void *ctx = (void *)(uintptr_t)w->id;
-    for (;;) {
-        struct String_vector sv = {0, NULL};
-        int zrc = zoo_wget_children(z->zh, w->path, on_path_event, ctx, &sv);
-        heard(z, zrc);
-        if (zrc == ZOK) {
-            if (sv.count > 0)
-                qsort(sv.data, (size_t)sv.count, sizeof(char *), cmp_names);
-            w->cfn(w->arg, w->path, true, sv.data, (size_t)sv.count);
-            deallocate_String_vector(&sv);
-            return ST_OK;
-        }
-        if (zrc != ZNONODE)
-            return zk_status(zrc, "watch children", w->path);
-        int rc = arm_exists(z, w, ctx);
-        if (rc == 0)
-            w->cfn(w->arg, w->path, false, NULL, 0);
-        if (rc <= 0)
-            return rc;
-    }
-}
-
-static int run_node(zk *z, zk_watch *w)
-{
-    void *ctx = (void *)(uintptr_t)w->id;
-    for (;;) {
-        uint8_t *data = NULL;
-        size_t len = 0;
-        struct Stat stat;
-        int zrc = read_data(z, w->path, on_path_event, ctx, &data, &len, &stat);
-        if (zrc == ZOK) {
-            zk_stat st;
-            stat_from(&st, &stat);
-            w->nfn(w->arg, w->path, true, data, len, &st);
-            free(data);
-            return ST_OK;
-        }
-        if (zrc != ZNONODE)
-            return zk_status(zrc, "watch node", w->path);
-        int rc = arm_exists(z, w, ctx);
-        if (rc == 0)
-            w->nfn(w->arg, w->path, false, NULL, 0, NULL);
-        if (rc <= 0)
-            return rc;
-    }
-}
-
-static int run_watch(zk *z, zk_watch *w)
-{
-    return w->kind == WATCH_CHILDREN ? run_children(z, w) : run_node(z, w);
-}
-
-static zk_watch *find_watch(zk *z, uint64_t id)
-{
-    for (zk_watch *w = z->watches; w; w = w->next)
-        if (w->id == id)
-            return w;
-    return NULL;
-}
-
-static void dispatch(zk *z, uint64_t id)
-{
-    pthread_mutex_lock(&z->cb_mu);
-    tl_cb_zk = z;
-    pthread_mutex_lock(&z->mu);
-    zk_watch *w = find_watch(z, id);
-    pthread_mutex_unlock(&z->mu);
-    if (w) {
-        int rc = run_watch(z, w);
-        if (rc == ST_CONNECTION) {
-            pthread_mutex_lock(&z->mu);
-            w->rearm = true;
-            pthread_mutex_unlock(&z->mu);
-        } else if (rc != ST_OK && rc != ST_CLOSED) {
-            LOG_WARN("zk %s: watch %s: %s", z->quorum, w->path, st_errmsg());
-        }
-    }
-    tl_cb_zk = NULL;
-    pthread_mutex_unlock(&z->cb_mu);
-}
-
-/* Under mu: queues the watches whose re-arm failed, if the session is connected again.
- * true if some are still waiting. */
-static bool requeue_rearms(zk *z)
-{
-    bool waiting = false;
-    for (zk_watch *w = z->watches; w; w = w->next) {
-        if (!w->rearm)
-            continue;
-        if (z->state == ZK_EXPIRED) {
-            w->rearm = false;
-            continue;
-        }
-        if (z->state != ZK_CONNECTED) {
-            waiting = true;
-            continue;
-        }
-        zk_event *e = malloc(sizeof(*e));
-        if (!e) {
-            waiting = true;
-            continue;
-        }
-        w->rearm = false;
-        e->id = w->id;
-        e->next = NULL;
-        if (z->qtail)
-            z->qtail->next = e;
-        else
-            z->qhead = e;
-        z->qtail = e;
-    }
-    return waiting;
-}
-
-static void *watch_main(void *arg)
-{
-    zk *z = arg;
-    pthread_mutex_lock(&z->mu);
-    while (!z->stop) {
-        zk_event *e = z->qhead;
-        if (!e) {
-            if (requeue_rearms(z)) {
-                struct timespec ts = clock_realtime_after_ms(ZK_REARM_RETRY_MS);
-                pthread_cond_timedwait(&z->queue_cv, &z->mu, &ts);
-            } else if (!z->qhead) {
-                pthread_cond_wait(&z->queue_cv, &z->mu);
-            }
-            continue;
-        }
-        z->qhead = e->next;
-        if (!z->qhead)
-            z->qtail = NULL;
-        pthread_mutex_unlock(&z->mu);
-        dispatch(z, e->id);
-        free(e);
-        pthread_mutex_lock(&z->mu);
-    }
-    pthread_mutex_unlock(&z->mu);
-    return NULL;
-}
-
 /* ---- open and close ---- */
 
 static void destroy(zk *z)
@@ -463,17 +223,7 @@ static void destroy(zk *z)
     }
     if (z->zh)
         zookeeper_close(z->zh);
-    while (z->qhead) {
-        zk_event *e = z->qhead;
-        z->qhead = e->next;
-        free(e);
-    }
-    while (z->watches) {
-        zk_watch *w = z->watches;
-        z->watches = w->next;
-        free(w->path);
-        free(w);
-    }
+    zk_watches_free(z);
     pthread_cond_destroy(&z->queue_cv);
     pthread_cond_destroy(&z->state_cv);
     pthread_mutex_destroy(&z->mu);
@@ -533,7 +283,7 @@ int zk_open(const zk_options *o, zk **out)
     zk *z = zk_alloc(o);
     if (!z)
         return st_error(ST_NOMEM, "zk open %s: out of memory", o->quorum);
-    if (pthread_create(&z->thread, NULL, watch_main, z) != 0) {
+    if (pthread_create(&z->thread, NULL, zk_watch_main, z) != 0) {
         rc = st_error(ST_INTERNAL, "zk open %s: cannot start the watch thread", o->quorum);
         goto fail;
     }
@@ -596,12 +346,12 @@ int64_t zk_last_heard_ns(zk *z)
 int zk_ping(zk *z)
 {
     struct Stat stat;
-    int rc = check_open(z, "ping", "/");
+    int rc = zk_check_open(z, "ping", "/");
     if (rc != ST_OK)
         return rc;
     int zrc = zoo_exists(z->zh, "/", 0, &stat);
-    heard(z, zrc);
-    return zk_status(zrc, "ping", "/");
+    zk_heard(z, zrc);
+    return zk_status_of(zrc, "ping", "/");
 }
 
 /* ---- synchronous calls ---- */
@@ -609,7 +359,7 @@ int zk_ping(zk *z)
 int zk_create(zk *z, const char *path, const void *data, size_t len, int flags, char *created,
               size_t cap)
 {
-    int rc = check_call(z, "create", path);
+    int rc = zk_check_call(z, "create", path);
     if (rc != ST_OK)
         return rc;
     if (len > INT32_MAX)
@@ -623,16 +373,16 @@ int zk_create(zk *z, const char *path, const void *data, size_t len, int flags, 
         return st_error(ST_NOMEM, "zk create %s: out of memory", path);
     int zrc = zoo_create(z->zh, path, data ? (const char *)data : "", (int)len,
                          &ZOO_OPEN_ACL_UNSAFE, mode, made, (int)blen);
-    heard(z, zrc);
+    zk_heard(z, zrc);
     if (zrc == ZOK && created && cap > 0)
         snprintf(created, cap, "%s", made);
     free(made);
-    return zk_status(zrc, "create", path);
+    return zk_status_of(zrc, "create", path);
 }
 
 int zk_create_all(zk *z, const char *path)
 {
-    int rc = check_call(z, "create_all", path);
+    int rc = zk_check_call(z, "create_all", path);
     if (rc != ST_OK)
         return rc;
     char *p = strdup(path);
@@ -657,63 +407,63 @@ int zk_get(zk *z, const char *path, uint8_t **data, size_t *len, zk_stat *st)
 {
     *data = NULL;
     *len = 0;
-    int rc = check_call(z, "get", path);
+    int rc = zk_check_call(z, "get", path);
     if (rc != ST_OK)
         return rc;
     struct Stat stat;
-    int zrc = read_data(z, path, NULL, NULL, data, len, &stat);
+    int zrc = zk_read_data(z, path, NULL, NULL, data, len, &stat);
     if (zrc == ZOK && st)
-        stat_from(st, &stat);
-    return zk_status(zrc, "get", path);
+        zk_stat_from(st, &stat);
+    return zk_status_of(zrc, "get", path);
 }
 
 int zk_set(zk *z, const char *path, const void *data, size_t len, int32_t version)
 {
-    int rc = check_call(z, "set", path);
+    int rc = zk_check_call(z, "set", path);
     if (rc != ST_OK)
         return rc;
     if (len > INT32_MAX)
         return st_error(ST_INVALID_ARGUMENT, "zk set %s: %zu bytes is too big", path, len);
     int zrc = zoo_set(z->zh, path, data ? (const char *)data : "", (int)len, version);
-    heard(z, zrc);
-    return zk_status(zrc, "set", path);
+    zk_heard(z, zrc);
+    return zk_status_of(zrc, "set", path);
 }
 
 int zk_delete(zk *z, const char *path, int32_t version)
 {
-    int rc = check_call(z, "delete", path);
+    int rc = zk_check_call(z, "delete", path);
     if (rc != ST_OK)
         return rc;
     int zrc = zoo_delete(z->zh, path, version);
-    heard(z, zrc);
-    return zk_status(zrc, "delete", path);
+    zk_heard(z, zrc);
+    return zk_status_of(zrc, "delete", path);
 }
 
 int zk_exists(zk *z, const char *path, zk_stat *st)
 {
-    int rc = check_call(z, "exists", path);
+    int rc = zk_check_call(z, "exists", path);
     if (rc != ST_OK)
         return rc;
     struct Stat stat;
     int zrc = zoo_exists(z->zh, path, 0, &stat);
-    heard(z, zrc);
+    zk_heard(z, zrc);
     if (zrc == ZOK && st)
-        stat_from(st, &stat);
-    return zk_status(zrc, "exists", path);
+        zk_stat_from(st, &stat);
+    return zk_status_of(zrc, "exists", path);
 }
 
 int zk_children(zk *z, const char *path, char ***names, size_t *n)
 {
     *names = NULL;
     *n = 0;
-    int rc = check_call(z, "children", path);
+    int rc = zk_check_call(z, "children", path);
     if (rc != ST_OK)
         return rc;
     struct String_vector sv = {0, NULL};
     int zrc = zoo_get_children(z->zh, path, 0, &sv);
-    heard(z, zrc);
+    zk_heard(z, zrc);
     if (zrc != ZOK)
-        return zk_status(zrc, "children", path);
+        return zk_status_of(zrc, "children", path);
     char **out = calloc((size_t)sv.count + 1, sizeof(char *));
     for (int32_t i = 0; out && i < sv.count; i++) {
         out[i] = strdup(sv.data[i]);
@@ -726,7 +476,7 @@ int zk_children(zk *z, const char *path, char ***names, size_t *n)
     deallocate_String_vector(&sv);
     if (!out)
         return st_error(ST_NOMEM, "zk children %s: out of memory", path);
-    qsort(out, count, sizeof(char *), cmp_names);
+    qsort(out, count, sizeof(char *), zk_cmp_names);
     *names = out;
     *n = count;
     return ST_OK;
@@ -768,180 +518,10 @@ static int delete_tree(zk *z, const char *path)
 
 int zk_delete_all(zk *z, const char *path)
 {
-    int rc = check_call(z, "delete_all", path);
+    int rc = zk_check_call(z, "delete_all", path);
     if (rc == ST_OK && path[1] == '\0')
         rc = st_error(ST_INVALID_ARGUMENT, "zk delete_all: refusing to delete /");
     return rc == ST_OK ? delete_tree(z, path) : rc;
-}
-
-/* ---- watches ---- */
-
-static int watch_add(zk *z, zk_watch *w, zk_watch **out)
-{
-    bool nested = tl_cb_zk == z;
-    zk *prev = tl_cb_zk;
-    if (!nested)
-        pthread_mutex_lock(&z->cb_mu);
-    tl_cb_zk = z;
-    pthread_mutex_lock(&z->mu);
-    w->id = ++z->next_id;
-    w->next = z->watches;
-    z->watches = w;
-    pthread_mutex_unlock(&z->mu);
-    int rc = run_watch(z, w);
-    tl_cb_zk = prev;
-    if (!nested)
-        pthread_mutex_unlock(&z->cb_mu);
-    if (rc != ST_OK) {
-        zk_unwatch(z, w);
-        return rc;
-    }
-    if (out)
-        *out = w;
-    return ST_OK;
-}
-
-static zk_watch *watch_new(const char *path, void *arg)
-{
-    zk_watch *w = calloc(1, sizeof(*w));
-    if (w)
-        w->path = strdup(path);
-    if (w && !w->path) {
-        free(w);
-        w = NULL;
-    }
-    if (w)
-        w->arg = arg;
-    return w;
-}
-
-int zk_watch_children(zk *z, const char *path, zk_children_fn fn, void *arg, zk_watch **out)
-{
-    if (out)
-        *out = NULL;
-    int rc = check_call(z, "watch children", path);
-    if (rc != ST_OK)
-        return rc;
-    zk_watch *w = watch_new(path, arg);
-    if (!w)
-        return st_error(ST_NOMEM, "zk watch children %s: out of memory", path);
-    w->kind = WATCH_CHILDREN;
-    w->cfn = fn;
-    return watch_add(z, w, out);
-}
-
-int zk_watch_node(zk *z, const char *path, zk_node_fn fn, void *arg, zk_watch **out)
-{
-    if (out)
-        *out = NULL;
-    int rc = check_call(z, "watch node", path);
-    if (rc != ST_OK)
-        return rc;
-    zk_watch *w = watch_new(path, arg);
-    if (!w)
-        return st_error(ST_NOMEM, "zk watch node %s: out of memory", path);
-    w->kind = WATCH_NODE;
-    w->nfn = fn;
-    return watch_add(z, w, out);
-}
-
-void zk_unwatch(zk *z, zk_watch *w)
-{
-    if (!w)
-        return;
-    pthread_mutex_lock(&z->mu);
-    for (zk_watch **p = &z->watches; *p; p = &(*p)->next) {
-        if (*p == w) {
-            *p = w->next;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&z->mu);
-    if (tl_cb_zk != z) { /* wait out a callback running on the watch thread */
-        pthread_mutex_lock(&z->cb_mu);
-        pthread_mutex_unlock(&z->cb_mu);
-    }
-    free(w->path);
-    free(w);
-}
-
-/* ---- test hook (zk_internal.h) ---- */
-
-typedef struct expirer {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int state;
-} expirer;
-
-static void on_expirer(zhandle_t *zh, int type, int state, const char *path, void *ctx)
-{
-    expirer *e = ctx;
-    if (type != ZOO_SESSION_EVENT)
-        return;
-    pthread_mutex_lock(&e->mu);
-    e->state = state;
-    pthread_cond_broadcast(&e->cv);
-    pthread_mutex_unlock(&e->mu);
-}
-
-/* Connects a second handle to z's session and closes it, which ends the session unless
- * z took its session back first. */
-static int close_borrowed_session(zk *z, const struct timespec *deadline)
-{
-    expirer e = {.state = 0};
-    pthread_mutex_init(&e.mu, NULL);
-    pthread_cond_init(&e.cv, NULL);
-    clientid_t id = *zoo_client_id(z->zh);
-    int rc = ST_OK;
-    zhandle_t *h = zookeeper_init(z->quorum, on_expirer, zoo_recv_timeout(z->zh), &id, &e, 0);
-    pthread_mutex_lock(&e.mu);
-    while (h && e.state != ZOO_CONNECTED_STATE && e.state != ZOO_EXPIRED_SESSION_STATE &&
-           pthread_cond_timedwait(&e.cv, &e.mu, deadline) != ETIMEDOUT) {
-    }
-    int state = e.state;
-    pthread_mutex_unlock(&e.mu);
-    if (!h)
-        rc = st_error(ST_INVALID_ARGUMENT, "zk expire %s: %s", z->quorum, strerror(errno));
-    else if (state != ZOO_CONNECTED_STATE && state != ZOO_EXPIRED_SESSION_STATE)
-        rc = st_error(ST_TIMEOUT, "zk expire %s: session %llx: no second connection",
-                      z->quorum, (unsigned long long)id.client_id);
-    if (h)
-        zookeeper_close(h);
-    pthread_cond_destroy(&e.cv);
-    pthread_mutex_destroy(&e.mu);
-    return rc;
-}
-
-/* Waits until z's state is EXPIRED, at most wait_ms; true if it is. */
-static bool wait_expired(zk *z, int64_t wait_ms)
-{
-    struct timespec ts = clock_realtime_after_ms(wait_ms);
-    bool timed_out = false;
-    pthread_mutex_lock(&z->mu);
-    while (z->state != ZK_EXPIRED && !timed_out)
-        timed_out = pthread_cond_timedwait(&z->state_cv, &z->mu, &ts) == ETIMEDOUT;
-    bool expired = z->state == ZK_EXPIRED;
-    pthread_mutex_unlock(&z->mu);
-    return expired;
-}
-
-/* The second connection kicks z off the session; z reconnects at once and may win the
- * session back before the close reaches the ensemble, so the borrow is repeated until z
- * has seen its session expire. */
-int zk_expire_session(zk *z, int timeout_ms)
-{
-    struct timespec deadline = clock_realtime_after_ms(timeout_ms);
-    uint64_t end = clock_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
-    int rc = check_open(z, "expire", "");
-    while (rc == ST_OK) {
-        rc = close_borrowed_session(z, &deadline);
-        if (rc == ST_OK && wait_expired(z, ZK_EXPIRE_CHECK_MS))
-            return ST_OK;
-        if (rc == ST_OK && clock_mono_ns() >= end)
-            rc = st_error(ST_TIMEOUT, "zk expire %s: session still alive after %d ms",
-                          z->quorum, timeout_ms);
-    }
-    return rc;
 }
 
 char *zk_path(const char *parent, const char *rel)

@@ -30,7 +30,7 @@
 #include "common/status.h"
 #include "common/zk/zk.h"
 #include "common/zk/znodes.h"
-#include "common/zk/zk_internal.h"
+#include "tests/support/zk_expire.h"
 #include "tests/support/zkserver.h"
 
 #define WAIT_MS 8000

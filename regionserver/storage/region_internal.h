@@ -88,12 +88,14 @@ void region_request_flush_forced(region *r);
 /* region.c: admission of a write: ST_NOT_SERVING while closing, then waits (bounded)
  * for global memstore room and for the store-file count to drop below blocking. */
 int region_admit_write(region *r);
-/* region.c: applies one row mutation with its row lock already held. */
+/* region_write.c: applies one row mutation with its row lock already held. */
 int region_apply_locked(region *r, const mutation *m, int64_t now_ms);
 int region_read_row(region *r, const uint8_t *row, size_t row_len, const scan_spec *spec,
                     scan_result *out);
 pthread_mutex_t *region_row_lock_for(region *r, const uint8_t *row, size_t row_len);
 int region_lock_row(region *r, const uint8_t *row, size_t row_len, pthread_mutex_t **held);
+/* Locks m, waiting at most REGION_ROW_LOCK_WAIT_MS: ST_OK, or ST_TIMEOUT naming the region. */
+int region_lock_timed(region *r, pthread_mutex_t *m);
 int region_check_row(const region *r, const uint8_t *row, size_t row_len);
 store *region_find_store(region *r, const uint8_t *fam, size_t fam_len);
 

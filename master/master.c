@@ -139,6 +139,7 @@ int master_new(const config *cfg, master **out)
     pthread_mutex_init(&m->mu, NULL);
     pthread_cond_init(&m->cv, NULL);
     pthread_cond_init(&m->chore_cv, NULL);
+    master_set_ops(m, NULL, NULL);
     *out = m;
     return ST_OK;
 }
@@ -161,7 +162,7 @@ int master_check_active(master *m)
         return ST_OK;
     server_name act;
     char who[SERVER_NAME_MAX] = "none";
-    if (m->z && znodes_active_master(m->z, m->parent, &act, NULL) == ST_OK)
+    if (master_active_master(m, &act, NULL) == ST_OK)
         server_name_format(&act, who, sizeof(who));
     return st_error(ST_NOT_SERVING, "master %s is not the active master (active: %s)", m->name,
                     who);
@@ -170,7 +171,7 @@ int master_check_active(master *m)
 int master_ping(master *m)
 {
     int64_t sent = (int64_t)clock_mono_ns();
-    int rc = zk_ping(m->z);
+    int rc = master_zk_ping(m);
     if (rc != ST_OK)
         return rc;
     int64_t prev = atomic_load(&m->lease_ns);
@@ -183,7 +184,7 @@ int master_check_lease(master *m)
 {
     /* The SEND time of the last answered ping counts, not when the answer was read: an
      * answer read after a pause proves the session was alive before the pause only. */
-    int64_t limit = (int64_t)(m->fence_fraction * zk_session_timeout_ms(m->z));
+    int64_t limit = (int64_t)(m->fence_fraction * master_zk_session_timeout_ms(m));
     int64_t quiet_ms = ((int64_t)clock_mono_ns() - atomic_load(&m->lease_ns)) / 1000000;
     if (quiet_ms < limit)
         return ST_OK;
@@ -425,15 +426,15 @@ static int ensure_cluster_id(master *m)
     char *path = znodes_path(m->parent, ZNODE_CLUSTER_ID, NULL);
     uint8_t *data = NULL;
     size_t len = 0;
-    int rc = path ? zk_get(m->z, path, &data, &len, NULL) : st_error(ST_NOMEM, "out of memory");
+    int rc = path ? master_zk_get(m, path, &data, &len, NULL) : st_error(ST_NOMEM, "out of memory");
     if (rc == ST_NOT_FOUND) {
         char id[40];
         uint64_t a = ((uint64_t)clock_now_ms() << 20) ^ (uint64_t)getpid() ^ m->start_code;
         uint64_t b = clock_mono_ns() * 0x9E3779B97F4A7C15ull;
         snprintf(id, sizeof(id), "%016" PRIx64 "%016" PRIx64, a, b);
-        rc = zk_create(m->z, path, id, strlen(id), ZK_PERSISTENT, NULL, 0);
+        rc = master_zk_create(m, path, id, strlen(id), ZK_PERSISTENT);
         if (rc == ST_OK || rc == ST_EXISTS)
-            rc = zk_get(m->z, path, &data, &len, NULL);
+            rc = master_zk_get(m, path, &data, &len, NULL);
     }
     if (rc == ST_OK)
         snprintf(m->cluster_id, sizeof(m->cluster_id), "%.*s", (int)len, (const char *)data);
@@ -442,7 +443,7 @@ static int ensure_cluster_id(master *m)
     return rc;
 }
 
-static int activate(master *m)
+int master_activate(master *m, bool start_chore)
 {
     char wal_name[SERVER_NAME_MAX + 16];
     layout_master_wal_name(m->name, wal_name, sizeof(wal_name));
@@ -467,9 +468,9 @@ static int activate(master *m)
     master_servers_find_dead(m);
     m->active_since_ms = clock_now_ms();
     atomic_store(&m->active, true);
-    if (pthread_create(&m->chore_thr, NULL, master_chore_main, m) != 0)
+    if (start_chore && pthread_create(&m->chore_thr, NULL, master_chore_main, m) != 0)
         return st_error(ST_INTERNAL, "master %s: cannot start the chore thread", m->name);
-    m->chore_started = true;
+    m->chore_started = start_chore;
     LOG_INFO("master %s is the active master (%zu tables, cluster %s)", m->name, m->ntables,
              m->cluster_id);
     return ST_OK;
@@ -539,7 +540,7 @@ static void *election_main(void *arg)
             if (bpath)
                 zk_delete(m->z, bpath, -1);
             free(bpath);
-            rc = activate(m);
+            rc = master_activate(m, true);
             if (rc != ST_OK) {
                 LOG_ERROR("master %s: activation failed: %s; exiting so that another master "
                           "takes over", m->name, st_errmsg());

@@ -21,7 +21,6 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/rpc/rpc_header.h"
-#include "common/rpc/rpc_proto.h"
 #include "common/status.h"
 #include "master/master_internal.h"
 
@@ -105,12 +104,6 @@ int master_set_state(master *m, m_region *r, meta_region_state st, const char *s
     return rc;
 }
 
-int master_rs_call(master *m, const char *addr, const char *method, const ProtobufCMessage *req,
-                   const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp)
-{
-    return rpc_proto_call(m->rpcc, addr, method, req, m->rpc_timeout_ms, resp_desc, resp);
-}
-
 void master_region_info_proto(const meta_region *mr, Strata__Admin__RegionInfo *out)
 {
     strata__admin__region_info__init(out);
@@ -134,7 +127,7 @@ static int owner_of(master *m, const char *encoded, char *out, size_t cap)
     if (!path)
         rc = st_error(ST_INVALID_ARGUMENT, "region '%s': not a region name", encoded);
     if (rc == ST_OK)
-        rc = zk_get(m->z, path, &data, &len, NULL);
+        rc = master_zk_get(m, path, &data, &len, NULL);
     if (rc == ST_OK) {
         Strata__Master__RegionOwner *o = strata__master__region_owner__unpack(NULL, len, data);
         if (!o) {

@@ -230,6 +230,17 @@ static void reconcile(master *m)
     free(jobs);
 }
 
+void master_chore_pass(master *m, bool sync_servers)
+{
+    if (sync_servers)
+        master_servers_sync(m);
+    else
+        master_ping(m); /* keeps the lease fresh */
+    run_recoveries(m);
+    reconcile(m);
+    repair_regions(m);
+}
+
 void *master_chore_main(void *arg)
 {
     master *m = arg;
@@ -244,14 +255,8 @@ void *master_chore_main(void *arg)
         pthread_mutex_lock(&m->mu);
         bool sync = m->rs_changed || first;
         pthread_mutex_unlock(&m->mu);
-        if (sync)
-            master_servers_sync(m);
-        else
-            master_ping(m); /* keeps the lease fresh */
+        master_chore_pass(m, sync);
         first = false;
-        run_recoveries(m);
-        reconcile(m);
-        repair_regions(m);
         pthread_mutex_lock(&m->mu);
         if (!m->chore_stop) {
             /* Servers changed again (or reading them failed): look again soon, but never

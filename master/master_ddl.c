@@ -58,8 +58,8 @@ void master_mirror_table_state(master *m, const char *table, meta_table_state st
 {
     const char *s = meta_table_state_name(st);
     char *path = znodes_path(m->parent, ZNODE_TABLE, table);
-    if (path && zk_set(m->z, path, s, strlen(s), -1) == ST_NOT_FOUND)
-        zk_create(m->z, path, s, strlen(s), ZK_PERSISTENT, NULL, 0);
+    if (path && master_zk_set(m, path, s, strlen(s)) == ST_NOT_FOUND)
+        master_zk_create(m, path, s, strlen(s), ZK_PERSISTENT);
     free(path);
 }
 
@@ -409,7 +409,7 @@ int master_delete_table(master *m, const char *table)
         LOG_WARN("master %s: table %s dropped but its data %s stays: %s", m->name, t->name, dir,
                  st_errmsg());
     if ((zpath = znodes_path(m->parent, ZNODE_TABLE, t->name)))
-        zk_delete(m->z, zpath, -1);
+        master_zk_delete(m, zpath);
     LOG_INFO("master %s: dropped table %s", m->name, t->name);
     pthread_mutex_lock(&m->mu);
     t->users--;

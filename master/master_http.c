@@ -46,7 +46,7 @@ static bool ready_check(void *ctx, char *why, size_t cap)
     }
     server_name act;
     char who[SERVER_NAME_MAX] = "";
-    if (m->z && znodes_active_master(m->z, m->parent, &act, NULL) == ST_OK)
+    if (master_active_master(m, &act, NULL) == ST_OK)
         server_name_format(&act, who, sizeof(who));
     if (!who[0])
         snprintf(why, cap, "backup master %s; no master is active", m->name);

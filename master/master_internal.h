@@ -43,6 +43,23 @@
 
 #define MASTER_VERSION "0.1.0"
 
+/* What the master calls outside its process (master_ops.c). Each function has the
+ * contract of the rpc_proto.h / zk.h call it stands for; ctx is the table's context. */
+typedef struct master_ops {
+    /* One call of method on a region server at addr; on ST_OK the answer is unpacked as
+     * resp_desc into *resp when both are given. */
+    int (*rs_call)(void *ctx, const char *addr, const char *method, const ProtobufCMessage *req,
+                   int timeout_ms, const ProtobufCMessageDescriptor *resp_desc,
+                   ProtobufCMessage **resp);
+    int (*zk_get)(void *ctx, const char *path, uint8_t **data, size_t *len, zk_stat *st);
+    int (*zk_set)(void *ctx, const char *path, const void *data, size_t len); /* any version */
+    int (*zk_create)(void *ctx, const char *path, const void *data, size_t len, int flags);
+    int (*zk_delete)(void *ctx, const char *path); /* any version */
+    int (*zk_children)(void *ctx, const char *path, char ***names, size_t *n);
+    int (*zk_ping)(void *ctx);
+    int (*zk_session_timeout_ms)(void *ctx);
+} master_ops;
+
 typedef struct m_region {
     meta_region mr;      /* the row as last written to meta */
     bool busy;           /* an operation has it (master_region_take) */
@@ -105,6 +122,8 @@ struct master {
     status_pages pages; /* their binding to http */
     rpc_client *rpcc;
     zk *z;
+    const master_ops *ops; /* region servers and ZooKeeper (master_ops.c) */
+    void *ops_ctx;
     engine *eng;
     meta *meta;
     atomic_bool active;
@@ -135,6 +154,10 @@ struct master {
 #define MASTER_DEAD_KEPT 64
 
 /* ---- master.c ---- */
+/* Makes m the active master (the election's winner runs it): the cluster id, the WALs of
+ * earlier masters fenced and split, meta opened and loaded, live and dead servers found,
+ * then the chore thread unless start_chore is false (tests run passes themselves). */
+int master_activate(master *m, bool start_chore);
 /* ST_NOT_SERVING naming the active master unless this one is active. */
 int master_check_active(master *m);
 /* Self-fencing: ST_OK if ZooKeeper answered a ping SENT recently enough (pinging it if
@@ -231,6 +254,10 @@ int master_region_admin(master *m, m_region *r, const char *method, bool major);
 
 /* ---- master_chore.c ---- */
 void *master_chore_main(void *arg);
+/* One pass of the chore: servers re-read when sync_servers (else ZooKeeper pinged), queued
+ * recoveries run, heartbeats reconciled with meta, regions repaired, table states left by a
+ * failover finished. */
+void master_chore_pass(master *m, bool sync_servers);
 void master_chore_wake(master *m);
 
 /* ---- master_snapshot.c: the cluster snapshot ---- */
@@ -316,9 +343,27 @@ void master_http_stop(master *m);
 /* ---- master_service.c ---- */
 int master_service_register(master *m);
 
-/* ---- RPC to region servers (master_assign.c) ---- */
-/* Calls method on addr with req; on ST_OK *resp is unpacked as resp_desc (may be NULL). */
+/* ---- master_ops.c: region servers and ZooKeeper ---- */
+/* Replaces the real calls by ops with ctx (NULL: the real ones again). Before
+ * master_activate, while no other thread uses m. */
+void master_set_ops(master *m, const master_ops *ops, void *ctx);
+/* Calls method on addr with req (master.region.rpc.timeout.ms); on ST_OK *resp is unpacked
+ * as resp_desc (both may be NULL). */
 int master_rs_call(master *m, const char *addr, const char *method, const ProtobufCMessage *req,
                    const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp);
+/* The same with another timeout and no answer. */
+int master_rs_call_timeout(master *m, const char *addr, const char *method,
+                           const ProtobufCMessage *req, int timeout_ms);
+/* zk.h's calls on the master's session (set and delete of any version). Without a session
+ * ST_CONNECTION. */
+int master_zk_get(master *m, const char *path, uint8_t **data, size_t *len, zk_stat *st);
+int master_zk_set(master *m, const char *path, const void *data, size_t len);
+int master_zk_create(master *m, const char *path, const void *data, size_t len, int flags);
+int master_zk_delete(master *m, const char *path);
+int master_zk_children(master *m, const char *path, char ***names, size_t *n);
+int master_zk_ping(master *m);
+int master_zk_session_timeout_ms(master *m);
+/* The active master from <parent>/master (znodes_active_master through ops). */
+int master_active_master(master *m, server_name *out, uint32_t *http_port);
 
 #endif

@@ -24,7 +24,6 @@
 #include "common/clock.h"
 #include "common/fileio.h"
 #include "common/log.h"
-#include "common/rpc/rpc_proto.h"
 #include "common/status.h"
 #include "master/master_internal.h"
 #include "regionserver/storage/layout.h"
@@ -203,8 +202,7 @@ static void probe(master *m, const char *name)
     if (!s)
         return;
     Strata__Admin__GetServerLoadRequest req = STRATA__ADMIN__GET_SERVER_LOAD_REQUEST__INIT;
-    int rc = rpc_proto_call(m->rpcc, addr, "AdminService.GetServerLoad", &req.base, 1000, NULL,
-                            NULL);
+    int rc = master_rs_call_timeout(m, addr, "AdminService.GetServerLoad", &req.base, 1000);
     if (rc != ST_OK) {
         LOG_INFO("master %s: region server %s registered but does not answer yet (%s)", m->name,
                  name, st_errmsg());
@@ -239,7 +237,7 @@ static void servers_sync(master *m)
     pthread_mutex_lock(&m->mu);
     m->rs_changed = false;
     pthread_mutex_unlock(&m->mu);
-    if (!rspath || zk_children(m->z, rspath, &names, &n) != ST_OK) {
+    if (!rspath || master_zk_children(m, rspath, &names, &n) != ST_OK) {
         LOG_WARN("master %s: cannot list region servers: %s", m->name, st_errmsg());
         pthread_mutex_lock(&m->mu);
         m->rs_changed = true; /* read again on the next pass */
@@ -259,7 +257,7 @@ static void servers_sync(master *m)
         if (known[i])
             continue;
         char *p = znodes_path(m->parent, ZNODE_RS, names[i]);
-        if (p && zk_get(m->z, p, &data[i], &lens[i], NULL) != ST_OK)
+        if (p && master_zk_get(m, p, &data[i], &lens[i], NULL) != ST_OK)
             data[i] = NULL;
         free(p);
     }
@@ -331,7 +329,7 @@ void master_servers_find_dead(master *m)
     char *sp = znodes_path(m->parent, ZNODE_SPLIT_WAL, NULL);
     char **tasks = NULL;
     size_t nt = 0;
-    if (sp && zk_children(m->z, sp, &tasks, &nt) == ST_OK) {
+    if (sp && master_zk_children(m, sp, &tasks, &nt) == ST_OK) {
         pthread_mutex_lock(&m->mu);
         for (size_t i = 0; i < nt; i++)
             if (!master_server_find(m, tasks[i]))
@@ -384,13 +382,13 @@ static int split_wals(master *m, const char *name)
         rc = st_error(ST_NOMEM, "out of memory");
         goto done;
     }
-    rc = zk_create(m->z, task, NULL, 0, ZK_PERSISTENT, NULL, 0);
+    rc = master_zk_create(m, task, NULL, 0, ZK_PERSISTENT);
     if (rc == ST_EXISTS)
         rc = ST_OK;
     if (rc == ST_OK)
         rc = master_fence_and_split(m, name);
     if (rc == ST_OK)
-        rc = zk_delete(m->z, task, -1);
+        rc = master_zk_delete(m, task);
     if (rc == ST_NOT_FOUND)
         rc = ST_OK;
 done:
@@ -407,7 +405,7 @@ static void drop_owner_nodes(master *m, const char *name)
     char *dir = znodes_path(m->parent, ZNODE_REGION_OWNER, NULL);
     char **names = NULL;
     size_t n = 0;
-    if (!dir || zk_children(m->z, dir, &names, &n) != ST_OK) {
+    if (!dir || master_zk_children(m, dir, &names, &n) != ST_OK) {
         free(dir);
         return;
     }
@@ -417,13 +415,13 @@ static void drop_owner_nodes(master *m, const char *name)
         char *p = znodes_path(m->parent, ZNODE_REGION_OWNER, names[i]);
         if (!p)
             continue;
-        if (zk_get(m->z, p, &data, &len, NULL) == ST_OK) {
+        if (master_zk_get(m, p, &data, &len, NULL) == ST_OK) {
             Strata__Master__RegionOwner *o = strata__master__region_owner__unpack(NULL, len, data);
             if (o) {
                 char owner[SERVER_NAME_MAX];
                 server_name_format_proto(o->server, owner, sizeof(owner));
                 if (strcmp(owner, name) == 0)
-                    zk_delete(m->z, p, -1);
+                    master_zk_delete(m, p);
                 strata__master__region_owner__free_unpacked(o, NULL);
             }
         }

@@ -62,7 +62,7 @@ static int read_backups(master *m, master_snap *sn)
     char *dir = znodes_path(m->parent, ZNODE_BACKUP_MASTERS, NULL);
     char **names = NULL;
     size_t n = 0;
-    int rc = dir ? zk_children(m->z, dir, &names, &n) : st_error(ST_NOMEM, "out of memory");
+    int rc = dir ? master_zk_children(m, dir, &names, &n) : st_error(ST_NOMEM, "out of memory");
     if (rc == ST_OK && n && !(sn->backups = calloc(n, sizeof(*sn->backups))))
         rc = st_error(ST_NOMEM, "out of memory");
     for (size_t i = 0; rc == ST_OK && i < n; i++) {
@@ -71,7 +71,7 @@ static int read_backups(master *m, master_snap *sn)
         server_name s;
         uint32_t http = 0;
         char *p = znodes_path(m->parent, ZNODE_BACKUP_MASTERS, names[i]);
-        if (p && zk_get(m->z, p, &data, &len, NULL) == ST_OK &&
+        if (p && master_zk_get(m, p, &data, &len, NULL) == ST_OK &&
             server_info_decode(data, len, &s, &http) == ST_OK)
             master_from(&s, http, &sn->backups[sn->nbackups++]);
         free(data);
@@ -87,11 +87,12 @@ static int snap_masters(master *m, master_snap *sn)
 {
     server_name act;
     uint32_t http = 0;
-    if (m->z && znodes_active_master(m->z, m->parent, &act, &http) == ST_OK) {
+    if (master_active_master(m, &act, &http) == ST_OK) {
         master_from(&act, http, &sn->active_master);
         sn->have_active = true;
     }
-    return m->z ? read_backups(m, sn) : ST_OK;
+    int rc = read_backups(m, sn);
+    return rc == ST_CONNECTION ? ST_OK : rc; /* no session: no backups to show */
 }
 
 /* A private copy of a heartbeat, for answers built after mu is released. */

@@ -280,6 +280,38 @@ static int data_dir(master *m, const char *table, char **out)
     return *out ? ST_OK : st_error(ST_INVALID_ARGUMENT, "table %s: no data directory", table);
 }
 
+/* Adds the new table t (busy) in memory before meta is written, so that a concurrent create
+ * of the same name fails: ST_EXISTS if there is one already (t not added). */
+static int add_new_table(master *m, m_table *t)
+{
+    pthread_mutex_lock(&m->mu);
+    int rc = master_find_table(m, t->name) ? st_error(ST_EXISTS, "table %s already exists", t->name)
+                                           : master_add_table(m, t);
+    pthread_mutex_unlock(&m->mu);
+    return rc;
+}
+
+/* Writes the new table and its n region rows to meta, then installs the regions in t
+ * (taking the rows' contents). On failure t is removed from memory and freed. */
+static int write_new_table(master *m, m_table *t, meta_region *rows, size_t n)
+{
+    meta_table row = {.schema = t->schema, .schema_len = t->schema_len, .state = t->state};
+    memcpy(row.name, t->name, sizeof(row.name));
+    int rc = master_check_lease(m);
+    if (rc == ST_OK)
+        rc = meta_create_table(m->meta, &row, rows, n);
+    pthread_mutex_lock(&m->mu);
+    if (rc == ST_OK)
+        rc = install_regions(t, rows, n, false);
+    if (rc != ST_OK) {
+        t->users--;
+        master_table_wait_unused(m, t, 0);
+        master_remove_table(m, t);
+    }
+    pthread_mutex_unlock(&m->mu);
+    return rc;
+}
+
 int master_create_table(master *m, const Strata__Master__CreateTableRequest *req)
 {
     char name[256];
@@ -309,32 +341,11 @@ int master_create_table(master *m, const Strata__Master__CreateTableRequest *req
     t->state = META_TABLE_ENABLING;
     t->busy = true;
     t->users = 1;
-    pthread_mutex_lock(&m->mu);
-    if (master_find_table(m, name)) {
-        pthread_mutex_unlock(&m->mu);
-        rc = st_error(ST_EXISTS, "table %s already exists", name);
-        goto done;
-    }
-    /* The table is in memory (busy) before meta, so a concurrent create fails above. */
-    rc = master_add_table(m, t);
-    pthread_mutex_unlock(&m->mu);
+    rc = add_new_table(m, t);
     if (rc != ST_OK)
         goto done;
-    meta_table row = {.schema = t->schema, .schema_len = t->schema_len, .state = t->state};
-    memcpy(row.name, name, sizeof(row.name));
-    rc = master_check_lease(m);
-    if (rc == ST_OK)
-        rc = meta_create_table(m->meta, &row, rows, nkeys + 1);
-    pthread_mutex_lock(&m->mu);
-    if (rc == ST_OK)
-        rc = install_regions(t, rows, nkeys + 1, false);
-    if (rc != ST_OK) {
-        t->users--;
-        master_table_wait_unused(m, t, 0);
-        master_remove_table(m, t);
-        t = NULL;
-    }
-    pthread_mutex_unlock(&m->mu);
+    rc = write_new_table(m, t, rows, nkeys + 1);
+    t = rc == ST_OK ? t : NULL; /* freed by write_new_table */
     if (rc != ST_OK)
         goto done;
     master_mirror_table_state(m, name, META_TABLE_ENABLING);
@@ -385,10 +396,21 @@ int master_disable_table(master *m, const char *table)
     return rc;
 }
 
+/* Removes the table's data directory; a failure is logged and left (the data is no longer
+ * reachable through meta). */
+static void remove_data(master *m, m_table *t, const char *what)
+{
+    char *dir = NULL;
+    if (data_dir(m, t->name, &dir) == ST_OK && fio_remove_tree(dir) != ST_OK)
+        LOG_WARN("master %s: table %s %s but its old data %s stays: %s", m->name, t->name, what,
+                 dir, st_errmsg());
+    free(dir);
+}
+
 int master_delete_table(master *m, const char *table)
 {
     m_table *t = NULL;
-    char *dir = NULL, *zpath = NULL;
+    char *zpath = NULL;
     int rc = take_table(m, table, &t);
     if (rc != ST_OK)
         return rc;
@@ -405,9 +427,7 @@ int master_delete_table(master *m, const char *table)
         give_table(m, t);
         return rc;
     }
-    if (data_dir(m, t->name, &dir) == ST_OK && fio_remove_tree(dir) != ST_OK)
-        LOG_WARN("master %s: table %s dropped but its data %s stays: %s", m->name, t->name, dir,
-                 st_errmsg());
+    remove_data(m, t, "dropped");
     if ((zpath = znodes_path(m->parent, ZNODE_TABLE, t->name)))
         master_zk_delete(m, zpath);
     LOG_INFO("master %s: dropped table %s", m->name, t->name);
@@ -417,43 +437,37 @@ int master_delete_table(master *m, const char *table)
     master_remove_table(m, t);
     pthread_cond_broadcast(&m->cv);
     pthread_mutex_unlock(&m->mu);
-    free(dir);
     free(zpath);
     return ST_OK;
 }
 
-int master_truncate_table(master *m, const char *table, bool preserve_splits)
+/* The start keys of t's regions but the first: its split points (copied). */
+static int current_splits(const m_table *t, uint8_t ***keys, size_t **lens, size_t *n)
 {
-    m_table *t = NULL;
-    meta_region *rows = NULL;
-    uint8_t **keys = NULL;
-    size_t *lens = NULL, nkeys = 0;
-    char *dir = NULL;
-    int rc = take_table(m, table, &t);
-    if (rc != ST_OK)
-        return rc;
-    if (t->state != META_TABLE_DISABLED)
-        rc = st_error(ST_INVALID_ARGUMENT, "table %s is %s; disable it before truncating it",
-                      t->name, meta_table_state_name(t->state));
-    if (rc == ST_OK)
-        rc = close_table(m, t);
-    if (rc == ST_OK && preserve_splits && t->n > 1) {
-        keys = calloc(t->n - 1, sizeof(*keys));
-        lens = calloc(t->n - 1, sizeof(*lens));
-        if (!keys || !lens)
-            rc = st_error(ST_NOMEM, "out of memory");
-        for (size_t i = 1; rc == ST_OK && i < t->n; i++) {
-            keys[nkeys] = malloc(t->regions[i]->mr.start_len);
-            if (!keys[nkeys]) {
-                rc = st_error(ST_NOMEM, "out of memory");
-                break;
-            }
-            memcpy(keys[nkeys], t->regions[i]->mr.start_key, t->regions[i]->mr.start_len);
-            lens[nkeys++] = t->regions[i]->mr.start_len;
-        }
+    *keys = NULL;
+    *lens = NULL;
+    *n = 0;
+    if (t->n < 2)
+        return ST_OK;
+    *keys = calloc(t->n - 1, sizeof(**keys));
+    *lens = calloc(t->n - 1, sizeof(**lens));
+    if (!*keys || !*lens)
+        return st_error(ST_NOMEM, "out of memory");
+    for (size_t i = 1; i < t->n; i++) {
+        (*keys)[*n] = malloc(t->regions[i]->mr.start_len ? t->regions[i]->mr.start_len : 1);
+        if (!(*keys)[*n])
+            return st_error(ST_NOMEM, "out of memory");
+        memcpy((*keys)[*n], t->regions[i]->mr.start_key, t->regions[i]->mr.start_len);
+        (*lens)[(*n)++] = t->regions[i]->mr.start_len;
     }
-    if (rc == ST_OK)
-        rc = build_regions(t->name, keys, lens, nkeys, (uint64_t)clock_now_ms(), &rows);
+    return ST_OK;
+}
+
+/* Replaces t's regions in meta, then in memory, by fresh CLOSED regions cut at keys. */
+static int replace_regions(master *m, m_table *t, uint8_t **keys, size_t *lens, size_t nkeys)
+{
+    meta_region *rows = NULL;
+    int rc = build_regions(t->name, keys, lens, nkeys, (uint64_t)clock_now_ms(), &rows);
     if (rc == ST_OK)
         rc = master_check_lease(m);
     if (rc == ST_OK)
@@ -466,17 +480,35 @@ int master_truncate_table(master *m, const char *table, bool preserve_splits)
         rc = install_regions(t, rows, nkeys + 1, false);
         pthread_mutex_unlock(&m->mu);
     }
-    if (rc == ST_OK && data_dir(m, t->name, &dir) == ST_OK && fio_remove_tree(dir) != ST_OK)
-        LOG_WARN("master %s: table %s truncated but its old data %s stays: %s", m->name, t->name,
-                 dir, st_errmsg());
+    meta_regions_free(rows, rows ? nkeys + 1 : 0);
+    return rc;
+}
+
+int master_truncate_table(master *m, const char *table, bool preserve_splits)
+{
+    m_table *t = NULL;
+    uint8_t **keys = NULL;
+    size_t *lens = NULL, nkeys = 0;
+    int rc = take_table(m, table, &t);
+    if (rc != ST_OK)
+        return rc;
+    if (t->state != META_TABLE_DISABLED)
+        rc = st_error(ST_INVALID_ARGUMENT, "table %s is %s; disable it before truncating it",
+                      t->name, meta_table_state_name(t->state));
+    if (rc == ST_OK)
+        rc = close_table(m, t);
+    if (rc == ST_OK && preserve_splits)
+        rc = current_splits(t, &keys, &lens, &nkeys);
+    if (rc == ST_OK)
+        rc = replace_regions(m, t, keys, lens, nkeys);
+    if (rc == ST_OK)
+        remove_data(m, t, "truncated");
     if (rc == ST_OK)
         rc = set_table_state(m, t, META_TABLE_ENABLING);
     if (rc == ST_OK)
         rc = open_table(m, t);
     give_table(m, t);
     meta_keys_free(keys, lens, nkeys);
-    meta_regions_free(rows, rows ? nkeys + 1 : 0);
-    free(dir);
     return rc;
 }
 
@@ -496,6 +528,57 @@ static int removed_families(const Strata__Admin__TableSchema *old, const Strata_
             (*out)[(*n)++] = old->family[i]->name;
     }
     return ST_OK;
+}
+
+/* Writes t's new schema (packed) to meta, then to memory; takes packed on success. */
+static int store_schema(master *m, m_table *t, uint8_t **packed, size_t len)
+{
+    meta_table row = {.schema = *packed, .schema_len = len, .state = t->state};
+    memcpy(row.name, t->name, sizeof(row.name));
+    int rc = master_check_lease(m);
+    if (rc == ST_OK)
+        rc = meta_put_table(m->meta, &row);
+    if (rc == ST_OK) {
+        pthread_mutex_lock(&m->mu);
+        free(t->schema);
+        t->schema = *packed;
+        t->schema_len = len;
+        *packed = NULL;
+        pthread_mutex_unlock(&m->mu);
+    }
+    return rc;
+}
+
+/* Reopens every open region of t (with its new schema), one at a time, where it was. */
+static int reopen_regions(master *m, m_table *t)
+{
+    int rc = ST_OK;
+    for (size_t i = 0; rc == ST_OK && i < t->n; i++) {
+        m_region *r = t->regions[i];
+        master_region_take_ptr(m, r);
+        if (r->mr.state == META_OPEN && r->mr.server[0]) {
+            char where[SERVER_NAME_MAX];
+            snprintf(where, sizeof(where), "%s", r->mr.server);
+            rc = master_unassign(m, r);
+            if (rc == ST_OK && (rc = master_assign(m, t, r, where)) != ST_OK)
+                rc = master_assign(m, t, r, NULL);
+        }
+        master_region_give(m, r);
+    }
+    return rc;
+}
+
+/* Removes the directories of the families an alter dropped, in every region of t. */
+static void remove_families(master *m, m_table *t, char **removed, size_t nremoved)
+{
+    for (size_t i = 0; i < nremoved; i++)
+        for (size_t j = 0; j < t->n; j++) {
+            char *fam = layout_store_dir(m->root, t->name, t->regions[j]->mr.encoded_name,
+                                         removed[i]);
+            if (fam && fio_remove_tree(fam) != ST_OK)
+                LOG_WARN("master %s: removing family dir %s: %s", m->name, fam, st_errmsg());
+            free(fam);
+        }
 }
 
 int master_modify_table(master *m, const Strata__Admin__TableSchema *schema)
@@ -518,43 +601,14 @@ int master_modify_table(master *m, const Strata__Admin__TableSchema *schema)
         rc = ST_CORRUPTION;
     if (rc == ST_OK)
         rc = removed_families(old, schema, &removed, &nremoved);
-    meta_table row = {.schema = packed, .schema_len = len, .state = t->state};
-    memcpy(row.name, t->name, sizeof(row.name));
     if (rc == ST_OK)
-        rc = master_check_lease(m);
+        rc = store_schema(m, t, &packed, len);
     if (rc == ST_OK)
-        rc = meta_put_table(m->meta, &row);
+        rc = reopen_regions(m, t);
     if (rc == ST_OK) {
-        pthread_mutex_lock(&m->mu);
-        free(t->schema);
-        t->schema = packed;
-        t->schema_len = len;
-        packed = NULL;
-        pthread_mutex_unlock(&m->mu);
-    }
-    /* Reopen every open region with the new schema, one at a time. */
-    for (size_t i = 0; rc == ST_OK && i < t->n; i++) {
-        m_region *r = t->regions[i];
-        master_region_take_ptr(m, r);
-        if (r->mr.state == META_OPEN && r->mr.server[0]) {
-            char where[SERVER_NAME_MAX];
-            snprintf(where, sizeof(where), "%s", r->mr.server);
-            rc = master_unassign(m, r);
-            if (rc == ST_OK && (rc = master_assign(m, t, r, where)) != ST_OK)
-                rc = master_assign(m, t, r, NULL);
-        }
-        master_region_give(m, r);
-    }
-    for (size_t i = 0; rc == ST_OK && i < nremoved; i++)
-        for (size_t j = 0; j < t->n; j++) {
-            char *fam = layout_store_dir(m->root, t->name, t->regions[j]->mr.encoded_name,
-                                         removed[i]);
-            if (fam && fio_remove_tree(fam) != ST_OK)
-                LOG_WARN("master %s: removing family dir %s: %s", m->name, fam, st_errmsg());
-            free(fam);
-        }
-    if (rc == ST_OK)
+        remove_families(m, t, removed, nremoved);
         LOG_INFO("master %s: altered table %s (%zu families removed)", m->name, t->name, nremoved);
+    }
     give_table(m, t);
     free(removed);
     free(packed);

@@ -227,33 +227,39 @@ void master_servers_sync(master *m)
     pthread_mutex_unlock(&m->sync_mu);
 }
 
-static void servers_sync(master *m)
+/* The children of <parent>/rs, read after clearing rs_changed (a change the watch reports
+ * after the read started sets it again and is not lost). ST_OK, or the failure with
+ * rs_changed set again so that the next pass reads again. */
+static int list_rs_nodes(master *m, char ***names, size_t *n)
 {
     char *rspath = znodes_path(m->parent, ZNODE_RS, NULL);
-    char **names = NULL;
-    size_t n = 0;
-    /* Cleared before the list is read: a change the watch reports after the read below
-     * started sets it again and is not lost. */
     pthread_mutex_lock(&m->mu);
     m->rs_changed = false;
     pthread_mutex_unlock(&m->mu);
-    if (!rspath || master_zk_children(m, rspath, &names, &n) != ST_OK) {
+    int rc = rspath ? master_zk_children(m, rspath, names, n)
+                    : st_error(ST_NOMEM, "out of memory");
+    if (rc != ST_OK) {
         LOG_WARN("master %s: cannot list region servers: %s", m->name, st_errmsg());
         pthread_mutex_lock(&m->mu);
-        m->rs_changed = true; /* read again on the next pass */
+        m->rs_changed = true;
         pthread_mutex_unlock(&m->mu);
-        free(rspath);
-        return;
     }
-    /* Read the records of new servers without mu. */
-    uint8_t **data = calloc(n ? n : 1, sizeof(*data));
-    size_t *lens = calloc(n ? n : 1, sizeof(*lens));
-    pthread_mutex_lock(&m->mu);
+    free(rspath);
+    return rc;
+}
+
+/* The ServerInfo records of the listed servers the master does not know yet, read without
+ * mu: data[i] NULL for a known one or one whose record cannot be read. */
+static void read_new_records(master *m, char **names, size_t n, uint8_t **data, size_t *lens)
+{
     bool *known = calloc(n ? n : 1, sizeof(*known));
-    for (size_t i = 0; known && i < n; i++)
+    if (!known)
+        return;
+    pthread_mutex_lock(&m->mu);
+    for (size_t i = 0; i < n; i++)
         known[i] = master_server_find(m, names[i]) != NULL || master_crash_pending(m, names[i]);
     pthread_mutex_unlock(&m->mu);
-    for (size_t i = 0; data && lens && known && i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (known[i])
             continue;
         char *p = znodes_path(m->parent, ZNODE_RS, names[i]);
@@ -261,39 +267,63 @@ static void servers_sync(master *m)
             data[i] = NULL;
         free(p);
     }
-    pthread_mutex_lock(&m->mu);
-    /* Gone: live servers without a znode. */
+    free(known);
+}
+
+/* Live servers without a znode are dead (mu held). */
+static void drop_vanished(master *m, char **names, size_t n)
+{
     for (size_t i = 0; i < m->nservers;) {
         bool present = false;
         for (size_t j = 0; j < n && !present; j++)
             present = strcmp(names[j], m->servers[i]->name) == 0;
-        if (present) {
+        if (present)
             i++;
-            continue;
-        }
-        master_server_dead(m, m->servers[i]->name); /* removes servers[i] */
+        else
+            master_server_dead(m, m->servers[i]->name); /* removes servers[i] */
     }
+}
+
+/* Adds the servers whose records were read (mu held); added[i] marks each one added. */
+static void add_new(master *m, char **names, size_t n, uint8_t **data, const size_t *lens,
+                    bool *added)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!data[i] || master_server_find(m, names[i]))
+            continue;
+        if (add_server(m, names[i], data[i], lens[i]) != ST_OK)
+            LOG_WARN("master %s: region server %s: %s", m->name, names[i], st_errmsg());
+        else
+            added[i] = true;
+    }
+}
+
+static void servers_sync(master *m)
+{
+    char **names = NULL;
+    size_t n = 0;
+    if (list_rs_nodes(m, &names, &n) != ST_OK)
+        return;
+    uint8_t **data = calloc(n ? n : 1, sizeof(*data));
+    size_t *lens = calloc(n ? n : 1, sizeof(*lens));
     bool *added = calloc(n ? n : 1, sizeof(*added));
-    for (size_t i = 0; data && lens && known && i < n; i++)
-        if (!known[i] && data[i] && !master_server_find(m, names[i])) {
-            if (add_server(m, names[i], data[i], lens[i]) != ST_OK)
-                LOG_WARN("master %s: region server %s: %s", m->name, names[i], st_errmsg());
-            else if (added)
-                added[i] = true;
-        }
+    if (data && lens && added)
+        read_new_records(m, names, n, data, lens);
+    pthread_mutex_lock(&m->mu);
+    drop_vanished(m, names, n);
+    if (data && lens && added)
+        add_new(m, names, n, data, lens, added);
     pthread_cond_broadcast(&m->chore_cv);
     pthread_mutex_unlock(&m->mu);
     for (size_t i = 0; added && i < n; i++)
         if (added[i])
             probe(m, names[i]);
-    free(added);
     for (size_t i = 0; data && i < n; i++)
         free(data[i]);
     free(data);
     free(lens);
-    free(known);
+    free(added);
     zk_names_free(names, n);
-    free(rspath);
 }
 
 void master_servers_find_dead(master *m)
@@ -432,6 +462,53 @@ static void drop_owner_nodes(master *m, const char *name)
     free(dir);
 }
 
+/* Closes in meta every region of t that meta places on the dead server, then opens those
+ * of an enabled table elsewhere (master_repair). The first meta failure, or ST_OK. */
+static int reassign_table(master *m, m_table *t, const char *name)
+{
+    pthread_mutex_lock(&m->mu);
+    size_t cnt = 0;
+    m_region **mine = calloc(t->n ? t->n : 1, sizeof(*mine));
+    for (size_t j = 0; mine && j < t->n; j++)
+        if (strcmp(t->regions[j]->mr.server, name) == 0)
+            mine[cnt++] = t->regions[j];
+    pthread_mutex_unlock(&m->mu);
+    if (!mine)
+        return st_error(ST_NOMEM, "out of memory recovering %s", name);
+    int rc = ST_OK;
+    size_t closed = 0;
+    for (size_t j = 0; j < cnt; j++) {
+        master_region_take_ptr(m, mine[j]);
+        if (strcmp(mine[j]->mr.server, name) == 0) {
+            int c = master_set_state(m, mine[j], META_CLOSED, "");
+            if (c != ST_OK)
+                rc = c;
+            else
+                mine[closed++] = mine[j];
+        }
+        master_region_give(m, mine[j]);
+    }
+    master_assign_many(m, t, mine, closed, MASTER_BULK_REPAIR);
+    free(mine);
+    return rc;
+}
+
+/* Recovery of name is done: it leaves the queue. */
+static void recovery_done(master *m, const char *name)
+{
+    pthread_mutex_lock(&m->mu);
+    for (size_t i = 0; i < m->ncrash; i++)
+        if (strcmp(m->crash[i], name) == 0) {
+            free(m->crash[i]);
+            memmove(m->crash + i, m->crash + i + 1, (m->ncrash - i - 1) * sizeof(*m->crash));
+            m->ncrash--;
+            break;
+        }
+    pthread_cond_broadcast(&m->cv);
+    pthread_mutex_unlock(&m->mu);
+    LOG_INFO("master %s: recovery of region server %s finished", m->name, name);
+}
+
 int master_crash_recover(master *m, const char *name)
 {
     /* A master resumed after a pause may hold a stale live set (a server registered
@@ -442,48 +519,16 @@ int master_crash_recover(master *m, const char *name)
     if (rc != ST_OK)
         return rc;
     drop_owner_nodes(m, name);
-    /* Close, in meta, every region placed on the dead server, then reopen those of
-     * enabled tables elsewhere. */
     size_t nt = 0;
     m_table **tables = master_tables_hold(m, &nt);
     for (size_t ti = 0; ti < nt; ti++) {
-        m_table *t = tables[ti];
-        pthread_mutex_lock(&m->mu);
-        size_t cnt = 0;
-        m_region **mine = calloc(t->n ? t->n : 1, sizeof(*mine));
-        for (size_t j = 0; mine && j < t->n; j++)
-            if (strcmp(t->regions[j]->mr.server, name) == 0)
-                mine[cnt++] = t->regions[j];
-        pthread_mutex_unlock(&m->mu);
-        size_t closed = 0;
-        for (size_t j = 0; j < cnt; j++) {
-            master_region_take_ptr(m, mine[j]);
-            if (strcmp(mine[j]->mr.server, name) == 0) {
-                int c = master_set_state(m, mine[j], META_CLOSED, "");
-                if (c != ST_OK)
-                    rc = c;
-                else
-                    mine[closed++] = mine[j];
-            }
-            master_region_give(m, mine[j]);
-        }
-        master_assign_many(m, t, mine, closed, MASTER_BULK_REPAIR);
-        free(mine);
+        int c = reassign_table(m, tables[ti], name);
+        if (c != ST_OK)
+            rc = c;
     }
     master_tables_release(m, tables, nt);
-    if (rc == ST_OK) {
-        pthread_mutex_lock(&m->mu);
-        for (size_t i = 0; i < m->ncrash; i++)
-            if (strcmp(m->crash[i], name) == 0) {
-                free(m->crash[i]);
-                memmove(m->crash + i, m->crash + i + 1, (m->ncrash - i - 1) * sizeof(*m->crash));
-                m->ncrash--;
-                break;
-            }
-        pthread_cond_broadcast(&m->cv);
-        pthread_mutex_unlock(&m->mu);
-        LOG_INFO("master %s: recovery of region server %s finished", m->name, name);
-    }
+    if (rc == ST_OK)
+        recovery_done(m, name);
     return rc;
 }
 

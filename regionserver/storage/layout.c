@@ -154,8 +154,3 @@ char *layout_recovered_edits_dir(const char *root, const char *table, const char
 {
     return region_sub(root, table, region, "recovered.edits");
 }
-
-char *layout_tmp_dir(const char *root, const char *table, const char *region)
-{
-    return region_sub(root, table, region, ".tmp");
-}

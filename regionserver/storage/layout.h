@@ -8,9 +8,9 @@
  *   <root>/WALs/master-<server>/wal.<n>                a master's WAL of meta
  *   <root>/data/<ns>/<table>/                          a table
  *   <root>/data/<ns>/<table>/<region>/                 a region
- *   <root>/data/<ns>/<table>/<region>/<family>/<file>  a store's files
+ *   <root>/data/<ns>/<table>/<region>/<family>/<file>  a store's files (<file>.tmp while
+ *                                                      written)
  *   <root>/data/<ns>/<table>/<region>/recovered.edits/ edits split from dead WALs
- *   <root>/data/<ns>/<table>/<region>/.tmp/            files being written
  *
  * A table name is "ns:table" or "table" (namespace "default"); <server> is a server name
  * "host,port,startcode". File names inside these folders belong to their formats
@@ -48,7 +48,6 @@ char *layout_region_dir(const char *root, const char *table, const char *region)
 char *layout_store_dir(const char *root, const char *table, const char *region,
                        const char *family);
 char *layout_recovered_edits_dir(const char *root, const char *table, const char *region);
-char *layout_tmp_dir(const char *root, const char *table, const char *region);
 /* Splits "ns:table" into namespace and qualifier (each malloc'ed). Returns ST_OK or
  * ST_INVALID_ARGUMENT for an invalid name. */
 int layout_split_table_name(const char *table, char **ns, char **qualifier);

@@ -57,7 +57,6 @@ static void test_table_and_region_directories(void **state)
     eq_free(layout_region_dir("/r", "ns:t", "abc"), "/r/data/ns/t/abc");
     eq_free(layout_store_dir("/r", "t", "abc", "f"), "/r/data/default/t/abc/f");
     eq_free(layout_recovered_edits_dir("/r", "t", "abc"), "/r/data/default/t/abc/recovered.edits");
-    eq_free(layout_tmp_dir("/r", "t", "abc"), "/r/data/default/t/abc/.tmp");
     assert_null(layout_table_dir("/r", "bad name"));
     assert_null(layout_region_dir("/r", ".t", "abc"));
 }

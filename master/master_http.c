@@ -57,22 +57,14 @@ static bool ready_check(void *ctx, char *why, size_t cap)
     return false;
 }
 
-static int snap_take(void *ctx, void **out)
+static int snap_fill(void *ctx, void *snap)
 {
-    master_snap *sn = calloc(1, sizeof(*sn));
-    int rc = sn ? master_snapshot_take(ctx, sn) : st_error(ST_NOMEM, "out of memory");
-    if (rc != ST_OK) {
-        free(sn);
-        sn = NULL;
-    }
-    *out = sn;
-    return rc;
+    return master_snapshot_take(ctx, snap);
 }
 
-static void snap_free(void *ctx, void *snap)
+static void snap_clear(void *ctx, void *snap)
 {
     master_snapshot_free(snap);
-    free(snap);
 }
 
 static const char *self_name(void *ctx)
@@ -587,8 +579,9 @@ static void render_page(void *ctx, const status_pages_view *v, html_doc *d)
 
 static const status_pages_ops master_pages = {
     .ready = ready_check,
-    .snap_take = snap_take,
-    .snap_free = snap_free,
+    .snap_size = sizeof(master_snap),
+    .snap_fill = snap_fill,
+    .snap_clear = snap_clear,
     .name = self_name,
     .title = page_title,
     .metrics = render_metrics,

@@ -171,32 +171,22 @@ static int online_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 static int server_load_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     rs_server *s = ctx;
-    rs_region **list = NULL;
-    size_t n = 0;
     rs_pool pool = {0};
+    rs_loads l;
     Strata__Admin__GetServerLoadResponse resp = STRATA__ADMIN__GET_SERVER_LOAD_RESPONSE__INIT;
-    int rc = rs_region_list(s, &list, &n);
-    Strata__Admin__RegionLoad **ptrs = rs_pool_alloc(&pool, n * sizeof(*ptrs));
-    Strata__Admin__RegionLoad *loads = rs_pool_alloc(&pool, n * sizeof(*loads));
-    if (rc == ST_OK && (!ptrs || !loads))
-        rc = st_error(ST_NOMEM, "out of memory");
-    for (size_t i = 0; rc == ST_OK && i < n; i++) {
-        rs_load_to_proto(list[i]->r, &loads[i]);
-        ptrs[i] = &loads[i];
-        resp.total_requests += loads[i].read_requests + loads[i].write_requests;
-        resp.memstore_size += loads[i].memstore_size;
-        resp.store_files += loads[i].store_files;
-        resp.store_file_size += loads[i].store_file_size;
-    }
-    resp.region = ptrs;
-    resp.n_region = n;
+    int rc = rs_server_loads(s, &pool, &l);
+    resp.region = l.region;
+    resp.n_region = l.n;
+    resp.total_requests = l.read_requests + l.write_requests;
+    resp.memstore_size = l.memstore_size;
+    resp.store_files = l.store_files;
+    resp.store_file_size = l.store_file_size;
     resp.has_total_requests = resp.has_memstore_size = resp.has_store_files = 1;
     resp.has_store_file_size = resp.has_start_code = resp.has_open_scanners = 1;
     resp.start_code = s->start_code;
     resp.open_scanners = rs_scanners_count(s);
     if (rc == ST_OK)
         rc = rpc_proto_reply(reply, &resp.base);
-    release_list(s, list, n);
     rs_pool_free(&pool);
     return rc;
 }

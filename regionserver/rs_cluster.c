@@ -337,42 +337,30 @@ static int find_master(rs_server *s, char *addr, size_t cap)
     return rc;
 }
 
-/* The report of every open region's load, packed into *out (malloc'ed). */
+/* The heartbeat: every open region's load and their sums, packed into out. */
 static int build_report(rs_server *s, buf_t *out)
 {
-    rs_region **list = NULL;
-    size_t n = 0;
     rs_pool pool = {0};
+    rs_loads l;
     Strata__Master__ServerName sn;
     Strata__Master__RegionServerReportRequest req = STRATA__MASTER__REGION_SERVER_REPORT_REQUEST__INIT;
-    int rc = rs_region_list(s, &list, &n);
-    Strata__Admin__RegionLoad **ptrs = rs_pool_alloc(&pool, n * sizeof(*ptrs));
-    Strata__Admin__RegionLoad *loads = rs_pool_alloc(&pool, n * sizeof(*loads));
-    if (rc == ST_OK && (!ptrs || !loads))
-        rc = st_error(ST_NOMEM, "out of memory");
-    for (size_t i = 0; rc == ST_OK && i < n; i++) {
-        rs_load_to_proto(list[i]->r, &loads[i]);
-        ptrs[i] = &loads[i];
-        req.read_requests += loads[i].read_requests;
-        req.write_requests += loads[i].write_requests;
-        req.memstore_size += loads[i].memstore_size;
-        req.store_files += loads[i].store_files;
-        req.store_file_size += loads[i].store_file_size;
-    }
+    int rc = rs_server_loads(s, &pool, &l);
     self_name_proto(s, &sn);
     req.server = &sn;
     req.has_http_port = 1;
     req.http_port = (uint32_t)s->cl.http_port;
-    req.region = ptrs;
-    req.n_region = n;
+    req.region = l.region;
+    req.n_region = l.n;
+    req.read_requests = l.read_requests;
+    req.write_requests = l.write_requests;
+    req.memstore_size = l.memstore_size;
+    req.store_files = l.store_files;
+    req.store_file_size = l.store_file_size;
     req.total_requests = req.read_requests + req.write_requests;
     req.has_total_requests = req.has_memstore_size = req.has_store_files = 1;
     req.has_store_file_size = req.has_read_requests = req.has_write_requests = 1;
     if (rc == ST_OK)
         rc = rpc_proto_pack(&req.base, out);
-    for (size_t i = 0; i < n; i++)
-        rs_region_release(s, list[i]);
-    free(list);
     rs_pool_free(&pool);
     return rc;
 }

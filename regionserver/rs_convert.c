@@ -114,6 +114,36 @@ void rs_load_to_proto(region *r, Strata__Admin__RegionLoad *out)
     out->max_flushed_seq = st.max_flushed_seq;
 }
 
+int rs_server_loads(rs_server *s, rs_pool *pool, rs_loads *out)
+{
+    memset(out, 0, sizeof(*out));
+    rs_region **list = NULL;
+    size_t n = 0;
+    int rc = rs_region_list(s, &list, &n);
+    Strata__Admin__RegionLoad **ptrs = rs_pool_alloc(pool, n * sizeof(*ptrs));
+    Strata__Admin__RegionLoad *loads = rs_pool_alloc(pool, n * sizeof(*loads));
+    if (rc == ST_OK && (!ptrs || !loads))
+        rc = st_error(ST_NOMEM, "region server %s: out of memory collecting loads",
+                      s->server_name);
+    for (size_t i = 0; rc == ST_OK && i < n; i++) {
+        rs_load_to_proto(list[i]->r, &loads[i]);
+        ptrs[i] = &loads[i];
+        out->read_requests += loads[i].read_requests;
+        out->write_requests += loads[i].write_requests;
+        out->memstore_size += loads[i].memstore_size;
+        out->store_files += loads[i].store_files;
+        out->store_file_size += loads[i].store_file_size;
+    }
+    for (size_t i = 0; i < n; i++)
+        rs_region_release(s, list[i]);
+    free(list);
+    if (rc == ST_OK) {
+        out->region = ptrs;
+        out->n = n;
+    }
+    return rc;
+}
+
 /* ---- reads ---- */
 
 static int unknown_family(region *r, const uint8_t *fam, size_t len)

@@ -165,8 +165,10 @@ static int snap_regions(rs_server *s, rh_snap *sn)
     return rc;
 }
 
-static int snap_fill(rs_server *s, rh_snap *sn)
+static int snap_fill(void *ctx, void *snap)
 {
+    rs_server *s = ctx;
+    rh_snap *sn = snap;
     rs_http *h = s->http;
     pthread_mutex_lock(&h->mu);
     if (!h->engine_gone && atomic_load(&s->serving) && s->eng) {
@@ -182,22 +184,9 @@ static int snap_fill(rs_server *s, rh_snap *sn)
     return rc;
 }
 
-static int snap_take(void *ctx, void **out)
-{
-    rh_snap *sn = calloc(1, sizeof(*sn));
-    int rc = sn ? snap_fill(ctx, sn) : st_error(ST_NOMEM, "out of memory");
-    if (rc != ST_OK) {
-        free(sn);
-        sn = NULL;
-    }
-    *out = sn;
-    return rc;
-}
-
-static void snap_release(void *ctx, void *snap)
+static void snap_clear(void *ctx, void *snap)
 {
     snap_free(snap);
-    free(snap);
 }
 
 static const char *self_name(void *ctx)
@@ -514,8 +503,9 @@ static void render_page(void *ctx, const status_pages_view *v, html_doc *d)
 
 static const status_pages_ops rs_pages = {
     .ready = ready_check,
-    .snap_take = snap_take,
-    .snap_free = snap_release,
+    .snap_size = sizeof(rh_snap),
+    .snap_fill = snap_fill,
+    .snap_clear = snap_clear,
     .name = self_name,
     .title = page_title,
     .metrics = render_metrics,

@@ -226,6 +226,14 @@ int rs_admin_service_register(rs_server *s);
 int rs_check_serving(rs_server *s, rpc_reply *reply);
 
 void rs_load_to_proto(region *r, Strata__Admin__RegionLoad *out);
+/* The load of every region open now and their sums (what GetServerLoad answers and the
+ * heartbeat carries): the loads allocated in pool, pointing into pool. */
+typedef struct rs_loads {
+    Strata__Admin__RegionLoad **region;
+    size_t n;
+    uint64_t read_requests, write_requests, memstore_size, store_files, store_file_size;
+} rs_loads;
+int rs_server_loads(rs_server *s, rs_pool *pool, rs_loads *out);
 
 /* Read options of a Get or Scan into spec (columns and filter allocated in pool / owned
  * by *flt). ST_UNKNOWN_FAMILY naming a family the region does not have,

@@ -6,6 +6,7 @@
 #include "common/http/status_pages.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/clock.h"
@@ -24,16 +25,19 @@ static int view_take(const status_pages *r, status_pages_view *v)
     memset(v, 0, sizeof(*v));
     v->now_ms = clock_now_ms();
     v->ready = r->ops->ready(r->ctx, v->why, sizeof(v->why));
-    void *snap = NULL;
-    int rc = r->ops->snap_take(r->ctx, &snap);
+    void *snap = calloc(1, r->ops->snap_size ? r->ops->snap_size : 1);
+    if (!snap)
+        return st_error(ST_NOMEM, "out of memory taking a status snapshot");
     v->snap = snap;
-    return rc;
+    return r->ops->snap_fill(r->ctx, snap);
 }
 
 static void view_free(const status_pages *r, status_pages_view *v)
 {
-    if (v->snap)
-        r->ops->snap_free(r->ctx, (void *)v->snap);
+    if (v->snap) {
+        r->ops->snap_clear(r->ctx, (void *)v->snap);
+        free((void *)v->snap);
+    }
     v->snap = NULL;
 }
 

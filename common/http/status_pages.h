@@ -9,7 +9,7 @@
  *                 endpoints) around ops->page
  *   /status.json  a JSON object: "server", "ready", "ready_reason", then ops->json's members
  *
- * Every page takes one snapshot of what it shows (ops->snap_take; the server copies its
+ * Every page takes one snapshot of what it shows (ops->snap_fill; the server copies its
  * state under its own locks, briefly) and renders it without locks; a failing snapshot or
  * render answers 500 with the reason.
  *
@@ -34,16 +34,17 @@ typedef struct status_pages_view {
     bool ready;
     char why[STATUS_PAGES_WHY_MAX]; /* the readiness reason, one line */
     int64_t now_ms;                 /* when the snapshot was taken */
-    const void *snap;               /* the server's snapshot (ops->snap_take) */
+    const void *snap;               /* the server's snapshot (ops->snap_fill) */
 } status_pages_view;
 
 typedef struct status_pages_ops {
     /* Whether the server is ready; the reason into why (cap bytes). Required. */
     bool (*ready)(void *ctx, char *why, size_t cap);
-    /* Copies what the pages show: ST_OK and *snap (freed with snap_free), or the failure.
-     * Required. */
-    int (*snap_take)(void *ctx, void **snap);
-    void (*snap_free)(void *ctx, void *snap);
+    /* The snapshot: snap_size bytes, zeroed, that snap_fill fills with what the pages show
+     * (ST_OK, or the failure) and snap_clear releases (also after a failed fill). Required. */
+    size_t snap_size;
+    int (*snap_fill)(void *ctx, void *snap);
+    void (*snap_clear)(void *ctx, void *snap);
     /* The server's name, as "server" in status.json and in the page title. Required. */
     const char *(*name)(void *ctx);
     /* The page title ("Strata region server h,1,2"). Required. */

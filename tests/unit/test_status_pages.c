@@ -7,7 +7,7 @@
  *     ready and ready_reason, then the server's members; / and /status frame the page
  *     with the title, the readiness line and links;
  *   - a snapshot that fails answers 500 naming the failure, and every snapshot taken is
- *     freed (one per page).
+ *     cleared, failed ones too (one per page).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,25 +38,19 @@ static bool f_ready(void *ctx, char *why, size_t cap)
     return f->ready;
 }
 
-static int f_snap_take(void *ctx, void **out)
+static int f_snap_fill(void *ctx, void *snap)
 {
     fake *f = ctx;
-    *out = NULL;
+    f->taken++;
     if (f->fail_snap)
         return st_error(ST_NOMEM, "fake snapshot refused");
-    int *n = malloc(sizeof(*n));
-    if (!n)
-        return ST_NOMEM;
-    *n = 42;
-    f->taken++;
-    *out = n;
+    *(int *)snap = 42;
     return ST_OK;
 }
 
-static void f_snap_free(void *ctx, void *snap)
+static void f_snap_clear(void *ctx, void *snap)
 {
     ((fake *)ctx)->freed++;
-    free(snap);
 }
 
 static const char *f_name(void *ctx)
@@ -86,8 +80,9 @@ static void f_page(void *ctx, const status_pages_view *v, html_doc *d)
 }
 
 static const status_pages_ops ops = {
-    .ready = f_ready, .snap_take = f_snap_take, .snap_free = f_snap_free, .name = f_name,
-    .title = f_title, .metrics = f_metrics,     .json = f_json,           .page = f_page,
+    .ready = f_ready,   .snap_size = sizeof(int), .snap_fill = f_snap_fill,
+    .snap_clear = f_snap_clear, .name = f_name,   .title = f_title,
+    .metrics = f_metrics, .json = f_json,         .page = f_page,
 };
 
 typedef struct fixture {

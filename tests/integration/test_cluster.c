@@ -55,6 +55,7 @@
 #include "common/status.h"
 #include "common/zk/zk.h"
 #include "tests/support/cluster.h"
+#include "tests/support/testutil.h"
 
 #define SESSION_MS 4000
 
@@ -1191,10 +1192,8 @@ static void test_ddl(void **state)
 
 int main(void)
 {
-    if (!getenv("STRATA_BIN")) {
-        print_message("STRATA_BIN not set; skipping\n");
-        return 0;
-    }
+    if (!getenv("STRATA_BIN"))
+        return tu_skip_all("test_cluster", "STRATA_BIN is not set (ctest sets it)");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_presplit_open_exactly_once),
         cmocka_unit_test(test_ddl),
@@ -1206,5 +1205,5 @@ int main(void)
         cmocka_unit_test(test_master_killed_mid_ddl),
         cmocka_unit_test(test_restart_whole_cluster),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,7 @@
  *     scans across them; describe, disable and delete go through the admin API.
  *
  * Waits are bounded. Clusters are stopped at the end, on failure too (tests/support/
- * cluster.c: atexit and a watchdog). Needs STRATA_BIN (set by CTest); skipped without it.
+ * cluster.c: atexit and a watchdog). Needs STRATA_BIN (set by CTest); skipped without it (exit 77).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,18 +30,15 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "tests/support/cluster.h"
+#include "tests/support/testutil.h"
 
 #define WAIT_MS 30000
 
-static tc_cluster *start_or_skip(int masters, int regionservers)
+static tc_cluster *start_cluster(int masters, int regionservers)
 {
     tc_options o = {.masters = masters, .regionservers = regionservers};
     tc_cluster *c = NULL;
     int rc = tc_start(&o, &c);
-    if (rc == ST_NOT_FOUND) {
-        fprintf(stderr, "skipped: %s\n", st_errmsg());
-        skip();
-    }
     if (rc != ST_OK)
         fail_msg("cluster start: %s", st_errmsg());
     return c;
@@ -81,7 +78,7 @@ static int wait_status(tc_cluster *c, const char *name, const char *want)
 static void failover_restart_and_stop(void **state)
 {
     static const char *names[] = {"zk", "master-1", "master-2", "rs-1", "rs-2"};
-    tc_cluster *c = start_or_skip(2, 2);
+    tc_cluster *c = start_cluster(2, 2);
     char *text = NULL, line[600], active[32], now[32];
     pid_t pids[8];
     assert_int_equal(tc_status(c, &text), 0);
@@ -175,7 +172,7 @@ static void check_row(strata_table_t *t, const char *row, const char *value)
 
 static void client_through_master(void **state)
 {
-    tc_cluster *c = start_or_skip(1, 2);
+    tc_cluster *c = start_cluster(1, 2);
     strata_admin *a = NULL;
     Strata__Admin__TableSchema *s = NULL;
     assert_int_equal(strata_admin_open(tc_quorum(c), tc_parent(c), &a), ST_OK);
@@ -231,9 +228,11 @@ static void client_through_master(void **state)
 
 int main(void)
 {
+    if (!getenv("STRATA_BIN"))
+        return tu_skip_all("test_cluster_tool", "STRATA_BIN is not set (ctest sets it)");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(failover_restart_and_stop),
         cmocka_unit_test(client_through_master),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

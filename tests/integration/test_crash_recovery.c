@@ -186,5 +186,5 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(crash_kill9_keeps_every_acknowledged_put),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,8 @@
  *     NETNS_LIMIT_S; skipped unless root with `ip`. Its output is printed; a non-zero
  *     exit fails the test.
  *
+ * A skipped case prints "SKIP: <case>: <why>" and the executable exits 77 (CTest: Skipped).
+ *
  * The repository is found from this file's path (__FILE__ is absolute: CMake compiles
  * sources by their full path). Child processes run in their own process group; at the
  * time limit the child gets SIGTERM (the script then cleans up), 30 s later the group
@@ -36,6 +38,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "tests/support/testutil.h"
 
 #define NETNS_LIMIT_S 240
 #define CONFIG_LIMIT_S 60
@@ -137,10 +140,8 @@ static void print_output(const char *out)
 static void compose_config_valid(void **state)
 {
     (void)state;
-    if (!on_path("docker-compose")) {
-        print_message("SKIP: docker-compose is not installed\n");
-        skip();
-    }
+    if (!on_path("docker-compose"))
+        tu_skip(__func__, "docker-compose is not installed (deploy/deps.sh installs it)");
     char file[PATH_MAX + 64], *out = NULL;
     snprintf(file, sizeof(file), "%s/deploy/docker-compose.yml", repo_dir);
     char *argv[] = {"docker-compose", "-f", file, "config", "-q", NULL};
@@ -155,10 +156,8 @@ static void dockerfile_runtime_libraries(void **state)
 {
     (void)state;
     const char *bin = getenv("STRATA_BIN");
-    if (!bin || !on_path("dpkg") || !on_path("readelf")) {
-        print_message("SKIP: needs STRATA_BIN, dpkg and readelf\n");
-        skip();
-    }
+    if (!bin || !on_path("dpkg") || !on_path("readelf"))
+        tu_skip(__func__, "needs STRATA_BIN, dpkg and readelf");
     char script[PATH_MAX + 64], *out = NULL;
     snprintf(script, sizeof(script), "%s/deploy/check-dockerfile-libs.sh", repo_dir);
     char *argv[] = {"bash", script, (char *)bin, NULL};
@@ -173,19 +172,15 @@ static void netns_cluster(void **state)
 {
     (void)state;
     const char *bin = getenv("STRATA_BIN");
-    if (geteuid() != 0 || !on_path("ip") || !bin) {
-        print_message("SKIP: the netns cluster needs root, iproute2's ip and STRATA_BIN\n");
-        skip();
-    }
+    if (geteuid() != 0 || !on_path("ip") || !bin)
+        tu_skip(__func__, "the netns cluster needs root, iproute2's ip and STRATA_BIN");
     /* Root without CAP_NET_ADMIN (an unprivileged container) cannot make namespaces. */
     char probe[160];
     snprintf(probe, sizeof(probe),
              "ip netns add strata-probe-%ld >/dev/null 2>&1 && ip netns del strata-probe-%ld",
              (long)getpid(), (long)getpid());
-    if (system(probe) != 0) {
-        print_message("SKIP: this machine does not allow network namespaces (ip netns add failed)\n");
-        skip();
-    }
+    if (system(probe) != 0)
+        tu_skip(__func__, "this machine does not allow network namespaces (ip netns add failed)");
     char script[PATH_MAX + 64], limit[16], *out = NULL;
     snprintf(script, sizeof(script), "%s/deploy/netns-cluster.sh", repo_dir);
     snprintf(limit, sizeof(limit), "%d", NETNS_LIMIT_S - 20);
@@ -206,5 +201,5 @@ int main(void)
         cmocka_unit_test(dockerfile_runtime_libraries),
         cmocka_unit_test(netns_cluster),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
  *
  * The tests run in order on one server. Every child process is killed at the end even
  * on failure (group teardown and an atexit handler); every wait is bounded.
+ * Needs STRATA_BIN (set by CTest); skipped without it (exit 77).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -973,6 +974,8 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--scan-child") == 0)
         return scan_child(argv[2]);
+    if (!getenv("STRATA_BIN"))
+        return tu_skip_all("test_regionserver", "STRATA_BIN is not set (ctest sets it)");
     atexit(kill_children);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(open_two_regions),
@@ -990,5 +993,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(sigkill_then_restart_replays_the_wal),
         cmocka_unit_test(final_sigterm),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return tu_run_group_tests(tests, group_setup, group_teardown);
 }

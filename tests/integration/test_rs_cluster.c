@@ -11,6 +11,7 @@
  *
  * The tests run in order, sharing one ZooKeeper and one root. Every child is killed at
  * the end even on failure (group teardown and an atexit handler); every wait is bounded.
+ * Needs STRATA_BIN (set by CTest); skipped without it (exit 77).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -679,6 +680,8 @@ static void silent_zookeeper_fences_writes_not_reads(void **state)
 
 int main(void)
 {
+    if (!getenv("STRATA_BIN"))
+        return tu_skip_all("test_rs_cluster", "STRATA_BIN is not set (ctest sets it)");
     atexit(kill_children);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rs_node_has_server_info_and_goes_on_sigterm),
@@ -688,5 +691,5 @@ int main(void)
         cmocka_unit_test(paused_server_acknowledges_nothing_and_exits_70),
         cmocka_unit_test(silent_zookeeper_fences_writes_not_reads),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return tu_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/status.h"
+#include "tests/support/testutil.h"
 #include "tools/bench.h"
 #include "tools/tools.h"
 
@@ -377,5 +378,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_json_every_engine_every_workload, setup_dir,
                                         teardown_dir),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "regionserver/storage/mvcc.h"
+#include "tests/support/testutil.h"
 
 static void sleep_ms(long ms)
 {
@@ -280,5 +281,5 @@ int main(void)
         cmocka_unit_test(test_advance_to),
         cmocka_unit_test(test_wait_all),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

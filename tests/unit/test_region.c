@@ -968,5 +968,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(empty_major_compaction_keeps_flushed_seq, setup,
                                         teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

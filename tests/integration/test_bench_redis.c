@@ -1,7 +1,7 @@
 /*
  * test_bench_redis.c - the Redis peer of the cluster benchmark: a private redis-server
  * comes up on a free port, redis-benchmark's figures are read, and the server is gone
- * afterwards. Skipped (exit 77) when redis-server / redis-benchmark are not installed (they
+ * afterwards (an integration test: it runs real redis-server and redis-benchmark). Skipped (exit 77) when redis-server / redis-benchmark are not installed (they
  * are benchmark peers, not build dependencies; deploy/deps.sh installs them for CI).
  */
 #include <stdarg.h>

@@ -3,7 +3,8 @@
  * must report every workload with ops_per_sec > 0 and reads that find exactly the keys
  * written; usage errors; the human-readable tables; and a fake engine that loses writes
  * or fails reads, which the harness must report rather than time.
- * The runs use $STRATA_BIN (set by CMake) when present, else bench_main() in a child.
+ * The runs use $STRATA_BIN (set by CMake) when present, else bench_main() in a child; an
+ * integration test because each run is a separate `strata bench` process on real files.
  * Thread-safety: single-threaded; bench runs happen in child processes.
  */
 #include <stdarg.h>

@@ -55,6 +55,7 @@
 #include "common/status.h"
 #include "common/zk/zk.h"
 #include "tests/support/cluster.h"
+#include "tests/support/proc.h"
 #include "tests/support/testutil.h"
 
 #define SESSION_MS 4000
@@ -377,7 +378,7 @@ static void test_moves_under_load(void **state)
 static void wait_pid_gone(pid_t pid, int64_t timeout_ms)
 {
     int64_t until = clock_now_ms() + timeout_ms;
-    while (tc_pid_alive(pid)) {
+    while (proc_alive(pid)) {
         if (clock_now_ms() > until)
             fail_msg("process %d did not exit within %lld ms", (int)pid, (long long)timeout_ms);
         clock_sleep_ms(50);

@@ -30,6 +30,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "tests/support/cluster.h"
+#include "tests/support/proc.h"
 #include "tests/support/testutil.h"
 
 #define WAIT_MS 30000
@@ -86,7 +87,7 @@ static void failover_restart_and_stop(void **state)
         assert_true(status_line(text, names[i], line, sizeof(line)));
         assert_non_null(strstr(line, " alive "));
         pids[i] = tc_pid(c, names[i]);
-        assert_true(tc_pid_alive(pids[i]));
+        assert_true(proc_alive(pids[i]));
     }
     assert_non_null(strstr(text, "region servers registered: 2 of 2"));
     assert_non_null(strstr(text, tc_quorum(c)));
@@ -96,7 +97,7 @@ static void failover_restart_and_stop(void **state)
     assert_true(strcmp(active, "master-1") == 0 || strcmp(active, "master-2") == 0);
     pid_t old = tc_pid(c, active);
     assert_int_equal(tc_kill(c, "master-active"), ST_OK);
-    assert_false(tc_pid_alive(old));
+    assert_false(proc_alive(old));
     uint64_t deadline = clock_mono_ns() + WAIT_MS * 1000000ull;
     do {
         clock_sleep_ms(200);
@@ -109,15 +110,15 @@ static void failover_restart_and_stop(void **state)
     assert_int_equal(tc_restart(c, "rs-1"), ST_OK);
     pid_t rs1_new = tc_pid(c, "rs-1");
     assert_int_not_equal(rs1_new, rs1);
-    assert_false(tc_pid_alive(rs1));
-    assert_true(tc_pid_alive(rs1_new));
+    assert_false(proc_alive(rs1));
+    assert_true(proc_alive(rs1_new));
     assert_true(wait_status(c, "rs-1", " registered "));
 
     for (size_t i = 0; i < 5; i++)
         pids[i] = tc_pid(c, names[i]);
     assert_int_equal(tc_stop(c), ST_OK);
     for (size_t i = 0; i < 5; i++)
-        assert_false(tc_pid_alive(pids[i]));
+        assert_false(proc_alive(pids[i]));
 }
 
 /* Polls the admin API until every region of table has a server, at most WAIT_MS. */

@@ -16,9 +16,9 @@
  * Scans that are mid-row (batch) or between rows when their region moves resume without
  * an error, a lost cell or a repeated one, forward and reversed.
  *
- * The servers are killed at the end, on failure too (group teardown, and atexit with
- * SIGKILL). Waits are bounded. Needs STRATA_BIN (set by CTest): skipped without it (exit
- * 77), as is the example without its program built.
+ * The servers are killed at the end, on failure too (group teardown, and at exit with
+ * SIGKILL: tests/support/proc.h). Waits are bounded. Needs STRATA_BIN (set by CTest): skipped
+ * without it (exit 77), as is the example without its program built.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,7 +27,6 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -35,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "client/strata.h"
@@ -43,6 +41,7 @@
 #include "common/proto/admin.pb-c.h"
 #include "common/rpc/rpc_client.h"
 #include "common/status.h"
+#include "tests/support/proc.h"
 #include "tests/support/testutil.h"
 
 #define NSERVERS 2
@@ -70,33 +69,30 @@ static struct {
 
 static void kill_servers(void)
 {
-    for (int i = 0; i < NSERVERS; i++)
-        if (g.pid[i] > 0) {
-            kill(g.pid[i], SIGKILL);
-            waitpid(g.pid[i], NULL, 0);
-            g.pid[i] = 0;
-        }
+    for (int i = 0; i < NSERVERS; i++) {
+        proc_kill(g.pid[i], NULL);
+        g.pid[i] = 0;
+    }
 }
 
 static pid_t spawn_server(int i)
 {
     char root[700], ready[700], log[600];
-    const char *bin = getenv("STRATA_BIN");
     snprintf(root, sizeof(root), "--root.dir=%s/root", g.dir);
     snprintf(ready, sizeof(ready), "--regionserver.ready.file=%s/ready%d", g.dir, i);
     snprintf(log, sizeof(log), "%s/server%d.log", g.dir, i);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        execl(bin, bin, "regionserver", root, "--regionserver.host=127.0.0.1",
-              "--regionserver.port=0", "--regionserver.scanner.lease.ms=1500", ready,
-              (char *)NULL);
-        _exit(127);
-    }
+    const char *argv[] = {getenv("STRATA_BIN"),
+                          "regionserver",
+                          root,
+                          "--regionserver.host=127.0.0.1",
+                          "--regionserver.port=0",
+                          "--regionserver.scanner.lease.ms=1500",
+                          ready,
+                          NULL};
+    proc_spec spec = {.argv = argv, .log = log, .log_truncate = true, .kill_at_exit = true};
+    pid_t pid = 0;
+    if (proc_spawn(&spec, &pid) != ST_OK)
+        fprintf(stderr, "spawn server %d: %s\n", i, st_errmsg());
     return pid;
 }
 
@@ -135,7 +131,7 @@ static int wait_ready(int i)
                 return ST_OK;
             }
         }
-        if (waitpid(g.pid[i], NULL, WNOHANG) == g.pid[i]) {
+        if (g.pid[i] <= 0 || proc_wait(g.pid[i], 0, NULL) == ST_OK) {
             g.pid[i] = 0;
             return st_error(ST_IO, "server %d exited before it was ready (log %s)", i, log);
         }
@@ -247,7 +243,6 @@ static int close_region(const region_def *r, int server)
 
 static int group_setup(void **state)
 {
-    atexit(kill_servers);
     signal(SIGPIPE, SIG_IGN);
     g.dir = tu_tempdir("client-it");
     snprintf(g.locfile, sizeof(g.locfile), "%s/regions.txt", g.dir);
@@ -282,20 +277,14 @@ static int group_setup(void **state)
     return 0;
 }
 
+/* SIGTERM, then kill -9 if it has not exited within 10 s. */
 static void stop_server(int i)
 {
     if (g.pid[i] <= 0)
         return;
-    kill(g.pid[i], SIGTERM);
-    for (int waited = 0; waited < 10000; waited += 20) {
-        if (waitpid(g.pid[i], NULL, WNOHANG) == g.pid[i]) {
-            g.pid[i] = 0;
-            return;
-        }
-        clock_sleep_ms(20);
-    }
-    kill(g.pid[i], SIGKILL);
-    waitpid(g.pid[i], NULL, 0);
+    proc_signal(g.pid[i], SIGTERM);
+    if (proc_wait(g.pid[i], 10000, NULL) != ST_OK)
+        proc_kill(g.pid[i], NULL);
     g.pid[i] = 0;
 }
 

@@ -26,6 +26,7 @@
 
 #include "common/clock.h"
 #include "common/status.h"
+#include "tests/support/proc.h"
 #include "tests/support/testutil.h"
 
 #define ROUNDS 24
@@ -167,9 +168,8 @@ static void crash_kill9_keeps_every_acknowledged_put(void **state)
         close(p[1]);
         int delay = 50 + rand() % 400;
         n = collect_acks(p[0], acks, n, delay);
-        kill(pid, SIGKILL);
         int status = 0;
-        waitpid(pid, &status, 0);
+        assert_int_equal(proc_kill(pid, &status), ST_OK);
         assert_true(WIFSIGNALED(status)); /* it was still writing, not failed */
         n = drain_acks(p[0], acks, n);
         close(p[0]);

@@ -27,17 +27,17 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/status.h"
+#include "tests/support/proc.h"
 #include "tests/support/testutil.h"
 
 #define NETNS_LIMIT_S 240
@@ -82,41 +82,27 @@ static int on_path(const char *name)
 static int run(char *const argv[], int limit_s, char **out)
 {
     char log[] = "/tmp/strata-deploy-XXXXXX";
-    int fd = mkstemp(log), status = -1;
+    int fd = mkostemp(log, O_CLOEXEC), status = -1;
+    pid_t pid = 0;
     *out = NULL;
     if (fd < 0)
         return -1;
-    unlink(log);
-    pid_t pid = fork();
-    if (pid == 0) {
-        setpgid(0, 0);
-        int nul = open("/dev/null", O_RDONLY);
-        dup2(nul, 0);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        execvp(argv[0], argv);
-        dprintf(2, "exec %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
+    proc_spec spec = {
+        .argv = (const char *const *)argv, .log = log, .stdin_null = true, .own_group = true};
+    int rc = proc_spawn(&spec, &pid);
+    if (rc == ST_OK && proc_wait(pid, limit_s * 1000, &status) == ST_TIMEOUT) {
+        fprintf(stderr, "%s: time limit of %d s, sending SIGTERM\n", argv[0], limit_s);
+        proc_signal(pid, SIGTERM);
+        if (proc_wait(pid, 30000, &status) == ST_TIMEOUT)
+            proc_kill(pid, &status); /* it and its group */
+        /* whatever of the group outlived the time limit */
+        proc_signal_group(pid, SIGKILL);
     }
-    if (pid > 0) {
-        setpgid(pid, pid);
-        uint64_t start = clock_mono_ns(), limit = (uint64_t)limit_s * 1000000000ull;
-        int term_sent = 0;
-        while (waitpid(pid, &status, WNOHANG) == 0) {
-            uint64_t waited = clock_mono_ns() - start;
-            if (!term_sent && waited > limit) {
-                fprintf(stderr, "%s: time limit of %d s, sending SIGTERM\n", argv[0], limit_s);
-                kill(pid, SIGTERM);
-                term_sent = 1;
-            } else if (waited > limit + 30000000000ull) {
-                kill(-pid, SIGKILL);
-            }
-            clock_sleep_ms(100);
-        }
-        if (term_sent)
-            kill(-pid, SIGKILL); /* whatever of the group outlived the time limit */
-        status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    }
+    if (rc == ST_OK)
+        status = proc_exit_code(status);
+    else
+        fprintf(stderr, "%s: %s\n", argv[0], st_errmsg());
+    unlink(log); /* only now: the child opens it by name */
     off_t size = lseek(fd, 0, SEEK_END);
     off_t from = size > OUTPUT_MAX ? size - OUTPUT_MAX : 0;
     char *buf = calloc(1, (size_t)(size - from) + 1);

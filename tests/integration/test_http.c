@@ -51,6 +51,7 @@
 #include "common/zk/zk.h"
 #include "tests/support/cluster.h"
 #include "tests/support/http_client.h"
+#include "tests/support/proc.h"
 #include "tests/support/testutil.h"
 
 #define SESSION_MS 4000
@@ -884,18 +885,20 @@ static void zk_ports_match_and_port_zero_registers_the_bound_port(void **state)
     char parent[200];
     snprintf(parent, sizeof(parent), "--zk.parent=%s", tc_parent(G.c));
     snprintf(log, sizeof(log), "%s/logs/extra-rs.log", tc_dir(G.c));
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        FILE *lf = freopen(log, "a", stderr);
-        (void)lf;
-        execl(getenv("STRATA_BIN"), "strata", "regionserver", root, quorum, ready,
-              parent, "--zk.session.timeout.ms=4000", "--regionserver.port=0",
-              "--regionserver.http.port=0", "--regionserver.report.interval.ms=200",
-              (char *)NULL);
-        _exit(127);
-    }
+    const char *argv[] = {"strata",
+                          "regionserver",
+                          root,
+                          quorum,
+                          ready,
+                          parent,
+                          "--zk.session.timeout.ms=4000",
+                          "--regionserver.port=0",
+                          "--regionserver.http.port=0",
+                          "--regionserver.report.interval.ms=200",
+                          NULL};
+    proc_spec spec = {.argv = argv, .path = getenv("STRATA_BIN"), .log = log, .kill_at_exit = true};
+    pid_t pid = 0;
+    assert_int_equal(proc_spawn(&spec, &pid), ST_OK);
     char rf[1200];
     snprintf(rf, sizeof(rf), "%s/extra.ready", tc_dir(G.c));
     int64_t until = clock_now_ms() + 30000;
@@ -933,11 +936,9 @@ static void zk_ports_match_and_port_zero_registers_the_bound_port(void **state)
     thc_response_free(&r);
     fetch(&extra, "/readyz", 200, NULL, &r);
     thc_response_free(&r);
-    kill(pid, SIGTERM);
+    proc_signal(pid, SIGTERM);
     int status = 0;
-    until = clock_now_ms() + 30000;
-    while (waitpid(pid, &status, WNOHANG) == 0 && clock_now_ms() < until)
-        clock_sleep_ms(50);
+    proc_wait(pid, 30000, &status);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     /* after the stop nothing answers on its HTTP port */
     assert_int_equal(thc_get(extra.http, "/healthz", &r), -1);

@@ -50,6 +50,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "tests/support/cluster.h"
+#include "tests/support/proc.h"
 #include "tests/support/testutil.h"
 
 static tc_cluster *cluster;
@@ -834,12 +835,12 @@ static char *run_on_pty(const char *home, const char *input)
             len += (size_t)n;
         }
         if (clock_now_ms() > until) {
-            kill(pid, SIGKILL);
+            proc_signal(pid, SIGKILL);
             break;
         }
     }
     int status = 0;
-    waitpid(pid, &status, 0);
+    proc_wait(pid, PROC_FOREVER, &status);
     close(fd);
     out[len] = 0;
     assert_true(WIFEXITED(status));

@@ -4,6 +4,7 @@
  * every workload reports operations, no errors, and reads that found every row; and the
  * same against a whole local cluster (tests/support/cluster.h) through --dir, twice (the
  * second run replaces the table), with the table's regions spread over every server.
+ * Needs STRATA_BIN (set by CTest); skipped without it (exit 77).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include "client/admin.h"
 #include "common/status.h"
 #include "tests/support/cluster.h"
+#include "tests/support/testutil.h"
 
 static long json_long(const char *line, const char *key)
 {
@@ -128,10 +130,12 @@ static void cluster_bench_rejects_bad_arguments(void **state)
 
 int main(void)
 {
+    if (!getenv("STRATA_BIN"))
+        return tu_skip_all("test_bench_cluster", "STRATA_BIN is not set (ctest sets it)");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cluster_bench_runs_every_workload),
         cmocka_unit_test(bench_against_a_local_cluster),
         cmocka_unit_test(cluster_bench_rejects_bad_arguments),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

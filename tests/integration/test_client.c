@@ -16,8 +16,9 @@
  * Scans that are mid-row (batch) or between rows when their region moves resume without
  * an error, a lost cell or a repeated one, forward and reversed.
  *
- * The servers are killed at the end, on failure too (group teardown, and atexit with
- * SIGKILL). Waits are bounded. Needs STRATA_BIN (set by CTest).
+ * The servers are killed at the end, on failure too (group teardown, and at exit with
+ * SIGKILL: tests/support/proc.h). Waits are bounded. Needs STRATA_BIN (set by CTest): skipped
+ * without it (exit 77), as is the example without its program built.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,7 +27,6 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "client/strata.h"
@@ -42,6 +41,7 @@
 #include "common/proto/admin.pb-c.h"
 #include "common/rpc/rpc_client.h"
 #include "common/status.h"
+#include "tests/support/proc.h"
 #include "tests/support/testutil.h"
 
 #define NSERVERS 2
@@ -60,7 +60,6 @@ static struct {
     char locfile[600];
     pid_t pid[NSERVERS];
     char addr[NSERVERS][64];
-    const char *skip_reason;
     rpc_client *admin;
     strata_client_t *client;
     strata_table_t *table;
@@ -70,33 +69,30 @@ static struct {
 
 static void kill_servers(void)
 {
-    for (int i = 0; i < NSERVERS; i++)
-        if (g.pid[i] > 0) {
-            kill(g.pid[i], SIGKILL);
-            waitpid(g.pid[i], NULL, 0);
-            g.pid[i] = 0;
-        }
+    for (int i = 0; i < NSERVERS; i++) {
+        proc_kill(g.pid[i], NULL);
+        g.pid[i] = 0;
+    }
 }
 
 static pid_t spawn_server(int i)
 {
     char root[700], ready[700], log[600];
-    const char *bin = getenv("STRATA_BIN");
     snprintf(root, sizeof(root), "--root.dir=%s/root", g.dir);
     snprintf(ready, sizeof(ready), "--regionserver.ready.file=%s/ready%d", g.dir, i);
     snprintf(log, sizeof(log), "%s/server%d.log", g.dir, i);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        execl(bin, bin, "regionserver", root, "--regionserver.host=127.0.0.1",
-              "--regionserver.port=0", "--regionserver.scanner.lease.ms=1500", ready,
-              (char *)NULL);
-        _exit(127);
-    }
+    const char *argv[] = {getenv("STRATA_BIN"),
+                          "regionserver",
+                          root,
+                          "--regionserver.host=127.0.0.1",
+                          "--regionserver.port=0",
+                          "--regionserver.scanner.lease.ms=1500",
+                          ready,
+                          NULL};
+    proc_spec spec = {.argv = argv, .log = log, .log_truncate = true, .kill_at_exit = true};
+    pid_t pid = 0;
+    if (proc_spawn(&spec, &pid) != ST_OK)
+        fprintf(stderr, "spawn server %d: %s\n", i, st_errmsg());
     return pid;
 }
 
@@ -135,10 +131,8 @@ static int wait_ready(int i)
                 return ST_OK;
             }
         }
-        if (waitpid(g.pid[i], NULL, WNOHANG) == g.pid[i]) {
+        if (g.pid[i] <= 0 || proc_wait(g.pid[i], 0, NULL) == ST_OK) {
             g.pid[i] = 0;
-            if (file_has(log, "unknown command 'regionserver'"))
-                g.skip_reason = "this strata binary has no regionserver command";
             return st_error(ST_IO, "server %d exited before it was ready (log %s)", i, log);
         }
         clock_sleep_ms(20);
@@ -249,20 +243,13 @@ static int close_region(const region_def *r, int server)
 
 static int group_setup(void **state)
 {
-    atexit(kill_servers);
     signal(SIGPIPE, SIG_IGN);
     g.dir = tu_tempdir("client-it");
     snprintf(g.locfile, sizeof(g.locfile), "%s/regions.txt", g.dir);
-    if (!getenv("STRATA_BIN")) {
-        g.skip_reason = "STRATA_BIN is not set";
-        return 0;
-    }
     for (int i = 0; i < NSERVERS; i++)
         g.pid[i] = spawn_server(i);
     for (int i = 0; i < NSERVERS; i++)
         if (wait_ready(i) != ST_OK) {
-            if (g.skip_reason)
-                return 0;
             fprintf(stderr, "setup: %s\n", st_errmsg());
             return -1;
         }
@@ -290,20 +277,14 @@ static int group_setup(void **state)
     return 0;
 }
 
+/* SIGTERM, then kill -9 if it has not exited within 10 s. */
 static void stop_server(int i)
 {
     if (g.pid[i] <= 0)
         return;
-    kill(g.pid[i], SIGTERM);
-    for (int waited = 0; waited < 10000; waited += 20) {
-        if (waitpid(g.pid[i], NULL, WNOHANG) == g.pid[i]) {
-            g.pid[i] = 0;
-            return;
-        }
-        clock_sleep_ms(20);
-    }
-    kill(g.pid[i], SIGKILL);
-    waitpid(g.pid[i], NULL, 0);
+    proc_signal(g.pid[i], SIGTERM);
+    if (proc_wait(g.pid[i], 10000, NULL) != ST_OK)
+        proc_kill(g.pid[i], NULL);
     g.pid[i] = 0;
 }
 
@@ -318,14 +299,6 @@ static int group_teardown(void **state)
     tu_rmdir(g.dir);
     return 0;
 }
-
-#define SKIP_IF_NO_SERVER()                                                                        \
-    do {                                                                                           \
-        if (g.skip_reason) {                                                                       \
-            print_message("SKIP: %s\n", g.skip_reason);                                            \
-            skip();                                                                                \
-        }                                                                                          \
-    } while (0)
 
 /* ---- helpers ---- */
 
@@ -379,7 +352,6 @@ static void mutate(strata_mutation_t *m)
 
 static void put_get_versions_ranges_filters(void **state)
 {
-    SKIP_IF_NO_SERVER();
     char v[64];
     put1("b1", "f", "q1", 100, "v100");
     put1("b1", "f", "q1", 200, "v200");
@@ -429,7 +401,6 @@ static void put_get_versions_ranges_filters(void **state)
 
 static void deletes_version_column_family_row(void **state)
 {
-    SKIP_IF_NO_SERVER();
     char v[64];
     strata_mutation_t *d = strata_delete_create("b1", 2);
     strata_delete_version(d, "f", 1, "q1", 2, 300);
@@ -457,7 +428,6 @@ static void deletes_version_column_family_row(void **state)
 
 static void check_and_mutate_increment_append(void **state)
 {
-    SKIP_IF_NO_SERVER();
     char *err = NULL, v[64];
     strata_mutation_t *m = strata_put_create("c1", 2);
     strata_put_add(m, "f", 1, "q", 1, STRATA_LATEST_TIMESTAMP, "v1", 2);
@@ -497,7 +467,6 @@ static void check_and_mutate_increment_append(void **state)
 /* A final error (unknown family) surfaces at once, not after the retries. */
 static void unknown_family_fails_without_retry(void **state)
 {
-    SKIP_IF_NO_SERVER();
     char *err = NULL;
     uint64_t t0 = clock_mono_ns();
     strata_mutation_t *m = strata_put_create("u1", 2);
@@ -571,7 +540,6 @@ static int scan_rows(const char *start, const char *stop, bool reversed, uint64_
 
 static void scan_crosses_regions_forward_and_reversed(void **state)
 {
-    SKIP_IF_NO_SERVER();
     static char rows[4096], want[4096];
     load_scan_rows();
     want[0] = '\0';
@@ -614,7 +582,6 @@ static void scan_crosses_regions_forward_and_reversed(void **state)
  * 1.5 s lease). */
 static void scan_survives_expired_server_scanner(void **state)
 {
-    SKIP_IF_NO_SERVER();
     char *err = NULL;
     strata_scan_t *s = strata_scan_create();
     strata_scan_add_column(s, "f", 1, "s", 1);
@@ -645,7 +612,6 @@ static void scan_survives_expired_server_scanner(void **state)
 /* With batch 2, each k = 0 row's five g cells come as 2 + 2 + 1, the first two partial. */
 static void scan_batch_gives_partial_rows(void **state)
 {
-    SKIP_IF_NO_SERVER();
     char *err = NULL;
     strata_scan_t *s = strata_scan_create();
     strata_scan_add_column(s, "g", 1, NULL, 0);
@@ -677,7 +643,6 @@ static void scan_batch_gives_partial_rows(void **state)
 
 static void batch_across_regions_with_a_failed_action(void **state)
 {
-    SKIP_IF_NO_SERVER();
     char *err = NULL;
     strata_batch_t *b = strata_batch_create();
     for (int i = 0; i < 100; i++) {
@@ -748,7 +713,6 @@ static int count_column(const char *fam, const char *qual)
 
 static void buffered_mutator_flushes_on_size_and_reports_failures(void **state)
 {
-    SKIP_IF_NO_SERVER();
     char *err = NULL, val[100];
     memset(val, 'v', sizeof(val));
     strata_mutator_t *bm = strata_mutator_create(g.table, 4096);
@@ -787,16 +751,13 @@ static void buffered_mutator_flushes_on_size_and_reports_failures(void **state)
 /* examples/put_get.c, built beside the strata binary, runs against the cluster. */
 static void example_put_get_runs(void **state)
 {
-    SKIP_IF_NO_SERVER();
     char bin[700], cmd[2200], out[700];
     snprintf(bin, sizeof(bin), "%s", getenv("STRATA_BIN"));
     char *slash = strrchr(bin, '/');
     snprintf(slash ? slash + 1 : bin, sizeof(bin) - (size_t)(slash ? slash + 1 - bin : 0),
              "example_put_get");
-    if (access(bin, X_OK) != 0) {
-        print_message("SKIP: %s is not built\n", bin);
-        skip();
-    }
+    if (access(bin, X_OK) != 0)
+        tu_skip(__func__, "%s is not built (cmake --build builds it)", bin);
     snprintf(out, sizeof(out), "%s/example.out", g.dir);
     snprintf(cmd, sizeof(cmd), "timeout 60 %s %s t f > %s 2>&1", bin, g.locfile, out);
     int st = system(cmd);
@@ -859,7 +820,6 @@ static void *drill_writer(void *arg)
 
 static void move_region_while_writing(void **state)
 {
-    SKIP_IF_NO_SERVER();
     drill d = {0};
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, drill_writer, &d), 0);
@@ -950,7 +910,6 @@ static void scan_across_move(bool reversed, const char *start, int idx, int befo
 
 static void scan_resumes_after_region_moves(void **state)
 {
-    SKIP_IF_NO_SERVER();
     scan_across_move(false, "n", 2, 2); /* forward, r3 moves inside row n-scan-0 */
     scan_across_move(true, "m~", 1, 1); /* reversed, r2 moves inside row m-scan-0 */
     scan_across_move(false, "n", 2, 3); /* forward, between rows */
@@ -958,6 +917,8 @@ static void scan_resumes_after_region_moves(void **state)
 
 int main(void)
 {
+    if (!getenv("STRATA_BIN"))
+        return tu_skip_all("test_client", "STRATA_BIN is not set (ctest sets it)");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(put_get_versions_ranges_filters),
         cmocka_unit_test(deletes_version_column_family_row),
@@ -972,5 +933,5 @@ int main(void)
         cmocka_unit_test(move_region_while_writing),
         cmocka_unit_test(scan_resumes_after_region_moves),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return tu_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -55,6 +55,8 @@
 #include "common/status.h"
 #include "common/zk/zk.h"
 #include "tests/support/cluster.h"
+#include "tests/support/proc.h"
+#include "tests/support/testutil.h"
 
 #define SESSION_MS 4000
 
@@ -376,7 +378,7 @@ static void test_moves_under_load(void **state)
 static void wait_pid_gone(pid_t pid, int64_t timeout_ms)
 {
     int64_t until = clock_now_ms() + timeout_ms;
-    while (tc_pid_alive(pid)) {
+    while (proc_alive(pid)) {
         if (clock_now_ms() > until)
             fail_msg("process %d did not exit within %lld ms", (int)pid, (long long)timeout_ms);
         clock_sleep_ms(50);
@@ -1191,10 +1193,8 @@ static void test_ddl(void **state)
 
 int main(void)
 {
-    if (!getenv("STRATA_BIN")) {
-        print_message("STRATA_BIN not set; skipping\n");
-        return 0;
-    }
+    if (!getenv("STRATA_BIN"))
+        return tu_skip_all("test_cluster", "STRATA_BIN is not set (ctest sets it)");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_presplit_open_exactly_once),
         cmocka_unit_test(test_ddl),
@@ -1206,5 +1206,5 @@ int main(void)
         cmocka_unit_test(test_master_killed_mid_ddl),
         cmocka_unit_test(test_restart_whole_cluster),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,7 @@
  *     scans across them; describe, disable and delete go through the admin API.
  *
  * Waits are bounded. Clusters are stopped at the end, on failure too (tests/support/
- * cluster.c: atexit and a watchdog). Needs STRATA_BIN (set by CTest); skipped without it.
+ * cluster.c: atexit and a watchdog). Needs STRATA_BIN (set by CTest); skipped without it (exit 77).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,18 +30,16 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "tests/support/cluster.h"
+#include "tests/support/proc.h"
+#include "tests/support/testutil.h"
 
 #define WAIT_MS 30000
 
-static tc_cluster *start_or_skip(int masters, int regionservers)
+static tc_cluster *start_cluster(int masters, int regionservers)
 {
     tc_options o = {.masters = masters, .regionservers = regionservers};
     tc_cluster *c = NULL;
     int rc = tc_start(&o, &c);
-    if (rc == ST_NOT_FOUND) {
-        fprintf(stderr, "skipped: %s\n", st_errmsg());
-        skip();
-    }
     if (rc != ST_OK)
         fail_msg("cluster start: %s", st_errmsg());
     return c;
@@ -81,7 +79,7 @@ static int wait_status(tc_cluster *c, const char *name, const char *want)
 static void failover_restart_and_stop(void **state)
 {
     static const char *names[] = {"zk", "master-1", "master-2", "rs-1", "rs-2"};
-    tc_cluster *c = start_or_skip(2, 2);
+    tc_cluster *c = start_cluster(2, 2);
     char *text = NULL, line[600], active[32], now[32];
     pid_t pids[8];
     assert_int_equal(tc_status(c, &text), 0);
@@ -89,7 +87,7 @@ static void failover_restart_and_stop(void **state)
         assert_true(status_line(text, names[i], line, sizeof(line)));
         assert_non_null(strstr(line, " alive "));
         pids[i] = tc_pid(c, names[i]);
-        assert_true(tc_pid_alive(pids[i]));
+        assert_true(proc_alive(pids[i]));
     }
     assert_non_null(strstr(text, "region servers registered: 2 of 2"));
     assert_non_null(strstr(text, tc_quorum(c)));
@@ -99,7 +97,7 @@ static void failover_restart_and_stop(void **state)
     assert_true(strcmp(active, "master-1") == 0 || strcmp(active, "master-2") == 0);
     pid_t old = tc_pid(c, active);
     assert_int_equal(tc_kill(c, "master-active"), ST_OK);
-    assert_false(tc_pid_alive(old));
+    assert_false(proc_alive(old));
     uint64_t deadline = clock_mono_ns() + WAIT_MS * 1000000ull;
     do {
         clock_sleep_ms(200);
@@ -112,15 +110,15 @@ static void failover_restart_and_stop(void **state)
     assert_int_equal(tc_restart(c, "rs-1"), ST_OK);
     pid_t rs1_new = tc_pid(c, "rs-1");
     assert_int_not_equal(rs1_new, rs1);
-    assert_false(tc_pid_alive(rs1));
-    assert_true(tc_pid_alive(rs1_new));
+    assert_false(proc_alive(rs1));
+    assert_true(proc_alive(rs1_new));
     assert_true(wait_status(c, "rs-1", " registered "));
 
     for (size_t i = 0; i < 5; i++)
         pids[i] = tc_pid(c, names[i]);
     assert_int_equal(tc_stop(c), ST_OK);
     for (size_t i = 0; i < 5; i++)
-        assert_false(tc_pid_alive(pids[i]));
+        assert_false(proc_alive(pids[i]));
 }
 
 /* Polls the admin API until every region of table has a server, at most WAIT_MS. */
@@ -175,7 +173,7 @@ static void check_row(strata_table_t *t, const char *row, const char *value)
 
 static void client_through_master(void **state)
 {
-    tc_cluster *c = start_or_skip(1, 2);
+    tc_cluster *c = start_cluster(1, 2);
     strata_admin *a = NULL;
     Strata__Admin__TableSchema *s = NULL;
     assert_int_equal(strata_admin_open(tc_quorum(c), tc_parent(c), &a), ST_OK);
@@ -231,9 +229,11 @@ static void client_through_master(void **state)
 
 int main(void)
 {
+    if (!getenv("STRATA_BIN"))
+        return tu_skip_all("test_cluster_tool", "STRATA_BIN is not set (ctest sets it)");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(failover_restart_and_stop),
         cmocka_unit_test(client_through_master),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,8 @@
  *     NETNS_LIMIT_S; skipped unless root with `ip`. Its output is printed; a non-zero
  *     exit fails the test.
  *
+ * A skipped case prints "SKIP: <case>: <why>" and the executable exits 77 (CTest: Skipped).
+ *
  * The repository is found from this file's path (__FILE__ is absolute: CMake compiles
  * sources by their full path). Child processes run in their own process group; at the
  * time limit the child gets SIGTERM (the script then cleans up), 30 s later the group
@@ -25,17 +27,18 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/status.h"
+#include "tests/support/proc.h"
+#include "tests/support/testutil.h"
 
 #define NETNS_LIMIT_S 240
 #define CONFIG_LIMIT_S 60
@@ -79,41 +82,27 @@ static int on_path(const char *name)
 static int run(char *const argv[], int limit_s, char **out)
 {
     char log[] = "/tmp/strata-deploy-XXXXXX";
-    int fd = mkstemp(log), status = -1;
+    int fd = mkostemp(log, O_CLOEXEC), status = -1;
+    pid_t pid = 0;
     *out = NULL;
     if (fd < 0)
         return -1;
-    unlink(log);
-    pid_t pid = fork();
-    if (pid == 0) {
-        setpgid(0, 0);
-        int nul = open("/dev/null", O_RDONLY);
-        dup2(nul, 0);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        execvp(argv[0], argv);
-        dprintf(2, "exec %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
+    proc_spec spec = {
+        .argv = (const char *const *)argv, .log = log, .stdin_null = true, .own_group = true};
+    int rc = proc_spawn(&spec, &pid);
+    if (rc == ST_OK && proc_wait(pid, limit_s * 1000, &status) == ST_TIMEOUT) {
+        fprintf(stderr, "%s: time limit of %d s, sending SIGTERM\n", argv[0], limit_s);
+        proc_signal(pid, SIGTERM);
+        if (proc_wait(pid, 30000, &status) == ST_TIMEOUT)
+            proc_kill(pid, &status); /* it and its group */
+        /* whatever of the group outlived the time limit */
+        proc_signal_group(pid, SIGKILL);
     }
-    if (pid > 0) {
-        setpgid(pid, pid);
-        uint64_t start = clock_mono_ns(), limit = (uint64_t)limit_s * 1000000000ull;
-        int term_sent = 0;
-        while (waitpid(pid, &status, WNOHANG) == 0) {
-            uint64_t waited = clock_mono_ns() - start;
-            if (!term_sent && waited > limit) {
-                fprintf(stderr, "%s: time limit of %d s, sending SIGTERM\n", argv[0], limit_s);
-                kill(pid, SIGTERM);
-                term_sent = 1;
-            } else if (waited > limit + 30000000000ull) {
-                kill(-pid, SIGKILL);
-            }
-            clock_sleep_ms(100);
-        }
-        if (term_sent)
-            kill(-pid, SIGKILL); /* whatever of the group outlived the time limit */
-        status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    }
+    if (rc == ST_OK)
+        status = proc_exit_code(status);
+    else
+        fprintf(stderr, "%s: %s\n", argv[0], st_errmsg());
+    unlink(log); /* only now: the child opens it by name */
     off_t size = lseek(fd, 0, SEEK_END);
     off_t from = size > OUTPUT_MAX ? size - OUTPUT_MAX : 0;
     char *buf = calloc(1, (size_t)(size - from) + 1);
@@ -137,10 +126,8 @@ static void print_output(const char *out)
 static void compose_config_valid(void **state)
 {
     (void)state;
-    if (!on_path("docker-compose")) {
-        print_message("SKIP: docker-compose is not installed\n");
-        skip();
-    }
+    if (!on_path("docker-compose"))
+        tu_skip(__func__, "docker-compose is not installed (deploy/deps.sh installs it)");
     char file[PATH_MAX + 64], *out = NULL;
     snprintf(file, sizeof(file), "%s/deploy/docker-compose.yml", repo_dir);
     char *argv[] = {"docker-compose", "-f", file, "config", "-q", NULL};
@@ -155,10 +142,8 @@ static void dockerfile_runtime_libraries(void **state)
 {
     (void)state;
     const char *bin = getenv("STRATA_BIN");
-    if (!bin || !on_path("dpkg") || !on_path("readelf")) {
-        print_message("SKIP: needs STRATA_BIN, dpkg and readelf\n");
-        skip();
-    }
+    if (!bin || !on_path("dpkg") || !on_path("readelf"))
+        tu_skip(__func__, "needs STRATA_BIN, dpkg and readelf");
     char script[PATH_MAX + 64], *out = NULL;
     snprintf(script, sizeof(script), "%s/deploy/check-dockerfile-libs.sh", repo_dir);
     char *argv[] = {"bash", script, (char *)bin, NULL};
@@ -173,19 +158,15 @@ static void netns_cluster(void **state)
 {
     (void)state;
     const char *bin = getenv("STRATA_BIN");
-    if (geteuid() != 0 || !on_path("ip") || !bin) {
-        print_message("SKIP: the netns cluster needs root, iproute2's ip and STRATA_BIN\n");
-        skip();
-    }
+    if (geteuid() != 0 || !on_path("ip") || !bin)
+        tu_skip(__func__, "the netns cluster needs root, iproute2's ip and STRATA_BIN");
     /* Root without CAP_NET_ADMIN (an unprivileged container) cannot make namespaces. */
     char probe[160];
     snprintf(probe, sizeof(probe),
              "ip netns add strata-probe-%ld >/dev/null 2>&1 && ip netns del strata-probe-%ld",
              (long)getpid(), (long)getpid());
-    if (system(probe) != 0) {
-        print_message("SKIP: this machine does not allow network namespaces (ip netns add failed)\n");
-        skip();
-    }
+    if (system(probe) != 0)
+        tu_skip(__func__, "this machine does not allow network namespaces (ip netns add failed)");
     char script[PATH_MAX + 64], limit[16], *out = NULL;
     snprintf(script, sizeof(script), "%s/deploy/netns-cluster.sh", repo_dir);
     snprintf(limit, sizeof(limit), "%d", NETNS_LIMIT_S - 20);
@@ -206,5 +187,5 @@ int main(void)
         cmocka_unit_test(dockerfile_runtime_libraries),
         cmocka_unit_test(netns_cluster),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
  *
  * The tests run in order on one server. Every child process is killed at the end even
  * on failure (group teardown and an atexit handler); every wait is bounded.
+ * Needs STRATA_BIN (set by CTest); skipped without it (exit 77).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +34,7 @@
 #include "common/proto/client.pb-c.h"
 #include "common/rpc/rpc_client.h"
 #include "common/status.h"
+#include "tests/support/proc.h"
 #include "tests/support/testutil.h"
 
 #define R1 "r1aaaa" /* ["", "m") */
@@ -47,33 +50,6 @@ static struct {
     rpc_client *client;
 } F;
 
-static pid_t children[8];
-static size_t nchildren;
-
-static void kill_children(void)
-{
-    for (size_t i = 0; i < nchildren; i++)
-        if (children[i] > 0) {
-            kill(children[i], SIGKILL);
-            waitpid(children[i], NULL, 0);
-            children[i] = 0;
-        }
-    nchildren = 0;
-}
-
-static void track(pid_t pid)
-{
-    if (nchildren < sizeof(children) / sizeof(children[0]))
-        children[nchildren++] = pid;
-}
-
-static void untrack(pid_t pid)
-{
-    for (size_t i = 0; i < nchildren; i++)
-        if (children[i] == pid)
-            children[i] = 0;
-}
-
 /* ---- the server process ---- */
 
 static pid_t spawn_server(int port)
@@ -85,20 +61,17 @@ static pid_t spawn_server(int port)
     snprintf(a_root, sizeof(a_root), "--root.dir=%s", F.root);
     snprintf(a_port, sizeof(a_port), "--regionserver.port=%d", port);
     snprintf(a_ready, sizeof(a_ready), "--regionserver.ready.file=%s", F.ready);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        FILE *log = fopen(F.log, "a");
-        if (log) {
-            dup2(fileno(log), 1);
-            dup2(fileno(log), 2);
-        }
-        execl(bin, "strata", "regionserver", a_root, a_port, a_ready,
-              "--regionserver.scanner.lease.ms=1000", "--regionserver.handler.threads=4",
-              (char *)NULL);
-        _exit(127);
-    }
-    track(pid);
+    const char *argv[] = {"strata",
+                          "regionserver",
+                          a_root,
+                          a_port,
+                          a_ready,
+                          "--regionserver.scanner.lease.ms=1000",
+                          "--regionserver.handler.threads=4",
+                          NULL};
+    proc_spec spec = {.argv = argv, .path = bin, .log = F.log, .kill_at_exit = true};
+    pid_t pid = 0;
+    assert_int_equal(proc_spawn(&spec, &pid), ST_OK);
     return pid;
 }
 
@@ -118,8 +91,7 @@ static int wait_ready(pid_t pid)
             return atoi(colon + 1);
         }
         buf_free(&b);
-        int status;
-        assert_int_equal(waitpid(pid, &status, WNOHANG), 0); /* still alive */
+        assert_int_equal(proc_wait(pid, 0, NULL), ST_TIMEOUT); /* still alive */
         clock_sleep_ms(20);
     }
     fail_msg("the region server did not become ready within 15 s (log: %s)", F.log);
@@ -136,18 +108,10 @@ static void start_server(int port)
 /* Waits (bounded) for the server to exit; returns its wait status. */
 static int wait_exit(pid_t pid, int timeout_ms)
 {
-    uint64_t end = clock_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
     int status = 0;
-    while (clock_mono_ns() < end) {
-        pid_t got = waitpid(pid, &status, WNOHANG);
-        if (got == pid) {
-            untrack(pid);
-            return status;
-        }
-        clock_sleep_ms(20);
-    }
-    fail_msg("process %d did not exit within %d ms", (int)pid, timeout_ms);
-    return -1;
+    if (proc_wait(pid, timeout_ms, &status) != ST_OK)
+        fail_msg("process %d did not exit within %d ms", (int)pid, timeout_ms);
+    return status;
 }
 
 /* ---- calls ---- */
@@ -478,7 +442,8 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-    kill_children();
+    proc_kill_all();
+    F.pid = 0;
     rpc_client_free(F.client);
     F.client = NULL;
     if (F.tmp) {
@@ -888,24 +853,19 @@ static int scan_child(const char *addr)
 static void scanner_lease_expires_after_client_killed(void **state)
 {
     int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        dup2(fds[1], 1);
-        execl("/proc/self/exe", "test_regionserver", "--scan-child", F.addr, (char *)NULL);
-        _exit(127);
-    }
-    track(pid);
+    assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+    const char *argv[] = {"test_regionserver", "--scan-child", F.addr, NULL};
+    proc_spec spec = {
+        .argv = argv, .path = "/proc/self/exe", .stdout_fd = fds[1], .kill_at_exit = true};
+    pid_t pid = 0;
+    assert_int_equal(proc_spawn(&spec, &pid), ST_OK);
     close(fds[1]);
     char line[32] = "";
     ssize_t n = read(fds[0], line, sizeof(line) - 1); /* bounded by the child's call timeout */
     close(fds[0]);
     assert_true(n > 0 && strncmp(line, "scanning", 8) == 0);
     assert_int_equal(open_scanners(), 1);
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    untrack(pid);
+    assert_int_equal(proc_kill(pid, NULL), ST_OK);
     uint64_t start = clock_mono_ns(), left = 1;
     while ((left = open_scanners()) != 0 && clock_mono_ns() - start < 10000000000ull)
         clock_sleep_ms(50);
@@ -917,7 +877,7 @@ static void scanner_lease_expires_after_client_killed(void **state)
 static void sigterm_exits_zero_and_restart_serves_data(void **state)
 {
     assert_int_equal(put(R2, "t1", "a", "q", "before-term", -1), ST_OK);
-    kill(F.pid, SIGTERM);
+    proc_signal(F.pid, SIGTERM);
     int status = wait_exit(F.pid, 30000);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
@@ -945,7 +905,7 @@ static void sigkill_then_restart_replays_the_wal(void **state)
         assert_int_equal(put(R2, row, "b", "q", row, -1), ST_OK);
     }
     int port = F.port;
-    kill(F.pid, SIGKILL);
+    proc_signal(F.pid, SIGKILL);
     wait_exit(F.pid, 10000);
     start_server(port); /* the same host:port: its old WAL dir is split on start */
     open_regions(STRATA__ADMIN__OPEN_REGION_RESPONSE__REGION_OPENING_STATE__OPENED);
@@ -964,7 +924,7 @@ static void sigkill_then_restart_replays_the_wal(void **state)
 
 static void final_sigterm(void **state)
 {
-    kill(F.pid, SIGTERM);
+    proc_signal(F.pid, SIGTERM);
     int status = wait_exit(F.pid, 30000);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
@@ -973,7 +933,8 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--scan-child") == 0)
         return scan_child(argv[2]);
-    atexit(kill_children);
+    if (!getenv("STRATA_BIN"))
+        return tu_skip_all("test_regionserver", "STRATA_BIN is not set (ctest sets it)");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(open_two_regions),
         cmocka_unit_test(put_and_get),
@@ -990,5 +951,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(sigkill_then_restart_replays_the_wal),
         cmocka_unit_test(final_sigterm),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return tu_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -35,6 +35,7 @@
 #include "common/rpc/rpc_header.h"
 #include "common/rpc/rpc_server.h"
 #include "common/status.h"
+#include "tests/support/testutil.h"
 
 /* ---- test services ---- */
 
@@ -1009,5 +1010,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             test_big_direct_send_cut_short_by_full_socket_arrives_intact, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
  *
  * The tests run in order, sharing one ZooKeeper and one root. Every child is killed at
  * the end even on failure (group teardown and an atexit handler); every wait is bounded.
+ * Needs STRATA_BIN (set by CTest); skipped without it (exit 77).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -41,6 +42,7 @@
 #include "common/server_name.h"
 #include "common/status.h"
 #include "common/zk/zk.h"
+#include "tests/support/proc.h"
 #include "tests/support/testutil.h"
 #include "tests/support/zkserver.h"
 
@@ -65,35 +67,6 @@ static struct {
     rpc_client *client;
     rs_proc a, b, c, d, e;
 } F;
-
-
-static pid_t children[16];
-static size_t nchildren;
-
-static void kill_children(void)
-{
-    for (size_t i = 0; i < nchildren; i++)
-        if (children[i] > 0) {
-            kill(children[i], SIGCONT);
-            kill(children[i], SIGKILL);
-            waitpid(children[i], NULL, 0);
-            children[i] = 0;
-        }
-    nchildren = 0;
-}
-
-static void track(pid_t pid)
-{
-    if (nchildren < sizeof(children) / sizeof(children[0]))
-        children[nchildren++] = pid;
-}
-
-static void untrack(pid_t pid)
-{
-    for (size_t i = 0; i < nchildren; i++)
-        if (children[i] == pid)
-            children[i] = 0;
-}
 
 /* ---- processes ---- */
 
@@ -123,36 +96,18 @@ static pid_t spawn(rs_proc *p, const char *tag, const char *quorum, int session_
     for (int i = 0; extra && extra[i] && n < 23; i++)
         argv[n++] = extra[i];
     argv[n] = NULL;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        FILE *log = fopen(p->log, "a");
-        if (log) {
-            dup2(fileno(log), 1);
-            dup2(fileno(log), 2);
-        }
-        execv(bin, (char *const *)argv);
-        _exit(127);
-    }
-    track(pid);
-    p->pid = pid;
-    return pid;
+    proc_spec spec = {.argv = argv, .path = bin, .log = p->log, .kill_at_exit = true};
+    assert_int_equal(proc_spawn(&spec, &p->pid), ST_OK);
+    return p->pid;
 }
 
 /* Waits (bounded) for the process to exit; returns its wait status. */
 static int wait_exit(pid_t pid, int timeout_ms)
 {
-    uint64_t end = clock_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
     int status = 0;
-    while (clock_mono_ns() < end) {
-        if (waitpid(pid, &status, WNOHANG) == pid) {
-            untrack(pid);
-            return status;
-        }
-        clock_sleep_ms(20);
-    }
-    fail_msg("process %d did not exit within %d ms", (int)pid, timeout_ms);
-    return -1;
+    if (proc_wait(pid, timeout_ms, &status) != ST_OK)
+        fail_msg("process %d did not exit within %d ms", (int)pid, timeout_ms);
+    return status;
 }
 
 static bool file_has(const char *path, const char *needle)
@@ -201,8 +156,7 @@ static void wait_ready(rs_proc *p)
             p->port = atoi(colon + 1);
         }
         buf_free(&b);
-        int status;
-        if (!p->port && waitpid(p->pid, &status, WNOHANG) != 0)
+        if (!p->port && proc_wait(p->pid, 0, NULL) != ST_TIMEOUT)
             fail_msg("the region server exited during start (log: %s)", p->log);
         clock_sleep_ms(20);
     }
@@ -437,7 +391,7 @@ static void show_log(const rs_proc *p)
 static int group_teardown(void **state)
 {
     (void)state;
-    kill_children();
+    proc_kill_all();
     rpc_client_free(F.client);
     F.client = NULL;
     zk_close(F.z);
@@ -481,7 +435,7 @@ static void rs_node_has_server_info_and_goes_on_sigterm(void **state)
     /* the parent's other directory exists for ownership nodes */
     assert_int_equal(zk_exists(F.z, PARENT "/region-owner", NULL), ST_OK);
 
-    kill(a->pid, SIGTERM);
+    proc_signal(a->pid, SIGTERM);
     int status = wait_exit(a->pid, 30000);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
@@ -563,7 +517,7 @@ static void kill9_frees_znodes_after_session_timeout(void **state)
     rs_proc *b = &F.b;
     char path[512];
     snprintf(path, sizeof(path), "%s", rs_path(b));
-    kill(b->pid, SIGKILL);
+    proc_signal(b->pid, SIGKILL);
     wait_exit(b->pid, 10000);
     /* ephemeral nodes outlive the process until ZooKeeper ends its session */
     assert_int_equal(zk_exists(F.z, path, NULL), ST_OK);
@@ -605,7 +559,7 @@ static void paused_server_acknowledges_nothing_and_exits_70(void **state)
     assert_int_equal(open1(c, "rfence"), ST_OK);
     assert_int_equal(put(c, "rfence", "row1", "before"), ST_OK);
 
-    kill(c->pid, SIGSTOP);
+    proc_signal(c->pid, SIGSTOP);
     clock_sleep_ms(2 * SESSION_MS + 500); /* the session expires meanwhile */
     /* the write waits in the socket until the server runs again */
     Strata__Client__MutateRequest req;
@@ -620,7 +574,7 @@ static void paused_server_acknowledges_nothing_and_exits_70(void **state)
                                            TIMEOUT_MS, late_write_done, &w),
                      ST_OK);
     clock_sleep_ms(100);
-    kill(c->pid, SIGCONT);
+    proc_signal(c->pid, SIGCONT);
     pthread_mutex_lock(&w.mu);
     while (!w.done)
         pthread_cond_wait(&w.cv, &w.mu); /* bounded by the call's timeout */
@@ -642,7 +596,7 @@ static void silent_zookeeper_fences_writes_not_reads(void **state)
     (void)state;
     rs_proc *a = &F.a, *d = &F.d;
     /* a's 2 s session would not survive the pause below */
-    kill(a->pid, SIGTERM);
+    proc_signal(a->pid, SIGTERM);
     assert_int_equal(WEXITSTATUS(wait_exit(a->pid, 30000)), 0);
     int session = 4000; /* writes stop after 2 s of silence; the session survives 3 s */
     start_rs(d, "d", session);
@@ -668,18 +622,18 @@ static void silent_zookeeper_fences_writes_not_reads(void **state)
     while ((rc = put(d, "rquiet", "row2", "v2")) != ST_OK && clock_mono_ns() < end)
         clock_sleep_ms(100);
     assert_int_equal(rc, ST_OK);
-    int status;
-    assert_int_equal(waitpid(d->pid, &status, WNOHANG), 0);
+    assert_int_equal(proc_wait(d->pid, 0, NULL), ST_TIMEOUT); /* still running */
     assert_int_equal(zk_exists(F.z, rs_path(d), NULL), ST_OK);
 
-    kill(d->pid, SIGTERM);
+    proc_signal(d->pid, SIGTERM);
     assert_int_equal(WEXITSTATUS(wait_exit(d->pid, 30000)), 0);
     assert_int_equal(zk_exists(F.z, owner_path("rquiet"), NULL), ST_NOT_FOUND);
 }
 
 int main(void)
 {
-    atexit(kill_children);
+    if (!getenv("STRATA_BIN"))
+        return tu_skip_all("test_rs_cluster", "STRATA_BIN is not set (ctest sets it)");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rs_node_has_server_info_and_goes_on_sigterm),
         cmocka_unit_test(start_fails_without_zookeeper),
@@ -688,5 +642,5 @@ int main(void)
         cmocka_unit_test(paused_server_acknowledges_nothing_and_exits_70),
         cmocka_unit_test(silent_zookeeper_fences_writes_not_reads),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return tu_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -27,7 +27,7 @@
  *   - interactive on a terminal (a pseudo-terminal): the banner and numbered prompts, and the
  *     history file written at exit; with stdin not a terminal and without -n, no prompt.
  *
- * Needs STRATA_BIN (set by CTest); skipped without it.
+ * Needs STRATA_BIN (set by CTest); skipped without it (exit 77).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -50,6 +50,8 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "tests/support/cluster.h"
+#include "tests/support/proc.h"
+#include "tests/support/testutil.h"
 
 static tc_cluster *cluster;
 static char tmpdir[256];
@@ -177,18 +179,11 @@ static void expect_fail(const char *script, const char *frag)
     result_free(&r);
 }
 
-static void need_cluster(void)
-{
-    if (!cluster)
-        skip();
-}
-
 /* ---- namespaces and DDL ---- */
 
 static void test_namespaces_and_ddl(void **state)
 {
     (void)state;
-    need_cluster();
     expect(
         "create_namespace 'app'\n"
         "create 'app:users', {NAME => 'cf', VERSIONS => 3, TTL => 86400, BLOOMFILTER => 'ROWCOL', "
@@ -304,7 +299,6 @@ static void test_namespaces_and_ddl(void **state)
 static void test_put_get_scan_output(void **state)
 {
     (void)state;
-    need_cluster();
     expect("create 'd', {NAME => 'cf', VERSIONS => 3}, 'meta'\n"
            "put 'd', 'r1', 'cf:a', 'v1', 100\n"
            "put 'd', 'r1', 'cf:a', 'v2', 200\n"
@@ -372,7 +366,6 @@ static void test_put_get_scan_output(void **state)
 static void test_scan_options_and_filters(void **state)
 {
     (void)state;
-    need_cluster();
     expect("create 's', {NAME => 'cf', VERSIONS => 2}, 'g'\n"
            "put 's', 'a1', 'cf:n', 'ann', 10\n"
            "put 's', 'a2', 'cf:n', 'x', 10\n"
@@ -453,7 +446,6 @@ static void test_scan_options_and_filters(void **state)
 static void test_counters_append_delete_count(void **state)
 {
     (void)state;
-    need_cluster();
     expect("create 'c', 'cf', 'g'\n"
            "incr 'c', 'r', 'cf:n'\n"
            "incr 'c', 'r', 'cf:n', 10\n"
@@ -515,7 +507,6 @@ static void test_counters_append_delete_count(void **state)
 static void test_alter_state_truncate(void **state)
 {
     (void)state;
-    need_cluster();
     expect(
         "create 'al', 'f1', 'f2'\n"
         "alter 'al', NAME => 'f1', VERSIONS => 5\n"
@@ -618,7 +609,6 @@ static void locate(const char *table, const char *row, char *enc, size_t ecap, c
 static void test_admin_tools_and_status(void **state)
 {
     (void)state;
-    need_cluster();
     expect("create 'tools', 'f', SPLITS => ['m']\n"
            "put 'tools', 'a', 'f:q', 'v'\n"
            "flush 'tools'\n"
@@ -685,7 +675,6 @@ static void test_admin_tools_and_status(void **state)
 static void test_errors_exit_codes_and_modes(void **state)
 {
     (void)state;
-    need_cluster();
     expect_fail("create 'e1', 'f'\nput 'e1', 'r1', 'f:a', 'v'\nput 'e1' 'r2'\n"
                 "put 'e1', 'r3', 'f:a', 'v'\n",
                 "syntax error at column 10");
@@ -739,7 +728,6 @@ static void test_errors_exit_codes_and_modes(void **state)
 static void test_unreachable_and_settings(void **state)
 {
     (void)state;
-    need_cluster();
     /* Nothing is contacted for commands that need no cluster: fast even if unreachable. */
     uint64_t t0 = clock_mono_ns();
     result r = shell_run("-n --zk.quorum 127.0.0.1:1", "version\nwhoami\nhelp 'scan'\n");
@@ -801,11 +789,6 @@ static int setup(void **state)
         return -1;
     tc_options o = {.masters = 1, .regionservers = 2};
     int rc = tc_start(&o, &cluster);
-    if (rc == ST_NOT_FOUND) {
-        fprintf(stderr, "skipped: %s\n", st_errmsg());
-        cluster = NULL;
-        return 0;
-    }
     if (rc != ST_OK) {
         fprintf(stderr, "cluster start: %s\n", st_errmsg());
         return -1;
@@ -852,12 +835,12 @@ static char *run_on_pty(const char *home, const char *input)
             len += (size_t)n;
         }
         if (clock_now_ms() > until) {
-            kill(pid, SIGKILL);
+            proc_signal(pid, SIGKILL);
             break;
         }
     }
     int status = 0;
-    waitpid(pid, &status, 0);
+    proc_wait(pid, PROC_FOREVER, &status);
     close(fd);
     out[len] = 0;
     assert_true(WIFEXITED(status));
@@ -868,7 +851,6 @@ static char *run_on_pty(const char *home, const char *input)
 static void test_interactive_terminal(void **state)
 {
     (void)state;
-    need_cluster();
     char home[300];
     snprintf(home, sizeof(home), "%s/home", tmpdir);
     mkdir(home, 0700);
@@ -900,6 +882,8 @@ static void test_interactive_terminal(void **state)
 
 int main(void)
 {
+    if (!getenv("STRATA_BIN"))
+        return tu_skip_all("test_shell", "STRATA_BIN is not set (ctest sets it)");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_namespaces_and_ddl),
         cmocka_unit_test(test_put_get_scan_output),
@@ -911,5 +895,5 @@ int main(void)
         cmocka_unit_test(test_unreachable_and_settings),
         cmocka_unit_test(test_interactive_terminal),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return tu_run_group_tests(tests, setup, teardown);
 }

@@ -30,6 +30,7 @@
 #include "common/status.h"
 #include "common/zk/zk.h"
 #include "common/zk/znodes.h"
+#include "tests/support/testutil.h"
 #include "tests/support/zk_expire.h"
 #include "tests/support/zkserver.h"
 
@@ -812,5 +813,5 @@ int main(void)
         cmocka_unit_test(test_connection_loss_keeps_session),
         cmocka_unit_test(test_session_expiry_closes_calls),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return tu_run_group_tests(tests, group_setup, group_teardown);
 }

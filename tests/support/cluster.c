@@ -10,7 +10,9 @@
  * whose write end only the test holds (close-on-exec); when the test process ends in any way the
  * read returns and the watchdog runs `strata cluster stop`, then removes the directory. A normal
  * tc_stop kills the watchdog first. The watchdog's command line is built before fork, so the child
- * only makes async-signal-safe calls before exec.
+ * only makes async-signal-safe calls before exec; that is why it forks and execs by hand rather
+ * than through proc_spawn (which allocates), while every other child goes through
+ * tests/support/proc.h.
  *
  * Thread-safety: one thread drives a cluster; the registry has its own mutex.
  */
@@ -29,6 +31,7 @@
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/status.h"
+#include "tests/support/proc.h"
 #include "tests/support/testutil.h"
 
 #define TC_MAX 8
@@ -55,39 +58,31 @@ static int run(const tc_cluster *c, const char *const *args, char **out)
 {
     const char *bin = getenv("STRATA_BIN");
     char path[1200];
-    char *argv[64];
+    const char *argv[64];
     int n = 0, status = 0;
+    pid_t pid = 0;
     if (out)
         *out = NULL;
     if (!bin)
         return st_error(ST_NOT_FOUND, "STRATA_BIN is not set");
     snprintf(path, sizeof(path), "%s/tc-%s.out", c->dir, args[0]);
-    argv[n++] = (char *)bin;
+    argv[n++] = bin;
     argv[n++] = "cluster";
     for (; *args && n < 58; args++)
-        argv[n++] = (char *)*args;
+        argv[n++] = *args;
     argv[n++] = "--dir";
     argv[n++] = c->dir;
     argv[n] = NULL;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        return st_error(ST_IO, "tc: fork: %s", strerror(errno));
-    if (pid == 0) {
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        execv(bin, argv);
-        _exit(127);
-    }
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    proc_spec spec = {.argv = argv, .log = path, .log_truncate = true};
+    int rc = proc_spawn(&spec, &pid);
+    if (rc == ST_OK)
+        rc = proc_wait(pid, PROC_FOREVER, &status);
+    if (rc != ST_OK)
+        return rc;
     buf_t text = {0};
     if (fio_read_all(path, &text) == ST_OK && buf_append_u8(&text, 0) == ST_OK && out)
         *out = strdup((const char *)text.data);
-    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    int code = proc_exit_code(status);
     if (code != 0 && strcmp(argv[2], "status") != 0)
         fprintf(stderr, "tc: strata cluster %s exited %d:\n%s\n", argv[2], code,
                 text.data ? (const char *)text.data : "(no output)");
@@ -145,22 +140,6 @@ static size_t state_pids(const tc_cluster *c, pid_t *pids, size_t cap)
     return n;
 }
 
-bool tc_pid_alive(pid_t pid)
-{
-    char path[64], text[512];
-    if (pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH))
-        return false;
-    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    const char *rp = strrchr(text, ')');
-    return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
-}
-
 /* ---- watchdog and registry ---- */
 
 /* In the watchdog, once the test is gone: `strata cluster stop`, then `rm -rf` the
@@ -203,11 +182,7 @@ static void start_watchdog(tc_cluster *c)
 
 static void stop_watchdog(tc_cluster *c)
 {
-    if (c->watchdog > 0) {
-        kill(c->watchdog, SIGKILL);
-        while (waitpid(c->watchdog, NULL, 0) < 0 && errno == EINTR) {
-        }
-    }
+    proc_kill(c->watchdog, NULL);
     if (c->watch_fd >= 0)
         close(c->watch_fd);
     c->watchdog = 0;
@@ -224,9 +199,9 @@ static bool teardown(tc_cluster *c)
     size_t n = state_pids(c, pids, 80);
     bool clean = true;
     for (size_t i = 0; i < n; i++)
-        if (tc_pid_alive(pids[i])) {
+        if (proc_alive(pids[i])) {
             clean = false;
-            kill(pids[i], SIGKILL);
+            proc_signal(pids[i], SIGKILL); /* not our child: `strata cluster` started it */
         }
     return clean;
 }

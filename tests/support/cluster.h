@@ -43,10 +43,9 @@ const char *tc_quorum(const tc_cluster *c);
 const char *tc_parent(const tc_cluster *c);
 const char *tc_dir(const tc_cluster *c);
 
-/* The pid the state file records for name (zk, master-N, rs-N), read now; 0 if none. */
+/* The pid the state file records for name (zk, master-N, rs-N), read now; 0 if none
+ * (proc_alive in tests/support/proc.h tells whether it runs). */
 pid_t tc_pid(tc_cluster *c, const char *name);
-/* Whether pid runs (a zombie does not). */
-bool tc_pid_alive(pid_t pid);
 
 /* `strata cluster kill NAME` / `restart NAME` (NAME may be master-active). */
 int tc_kill(tc_cluster *c, const char *name);

@@ -1,14 +1,87 @@
 /*
  * testutil.c - helpers shared by Strata's tests (see testutil.h).
+ *
+ * The skip count and the seed are process globals: cmocka runs every case of an
+ * executable in its main thread, one after another.
  */
 #include "tests/support/testutil.h"
 
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "common/clock.h"
 #include "common/fileio.h"
 #include "common/status.h"
+
+static int skips;       /* cases that called tu_skip */
+static bool seed_given; /* tu_seed was called */
+static unsigned seed_used;
+
+static void print_skip(const char *what, const char *why_fmt, va_list ap)
+{
+    fflush(stderr);
+    printf("SKIP: %s: ", what);
+    vprintf(why_fmt, ap);
+    printf("\n");
+    fflush(stdout);
+}
+
+void tu_skip(const char *what, const char *why_fmt, ...)
+{
+    va_list ap;
+    va_start(ap, why_fmt);
+    print_skip(what, why_fmt, ap);
+    va_end(ap);
+    skips++;
+    skip();
+}
+
+int tu_skip_all(const char *what, const char *why_fmt, ...)
+{
+    va_list ap;
+    va_start(ap, why_fmt);
+    print_skip(what, why_fmt, ap);
+    va_end(ap);
+    return TU_EXIT_SKIP;
+}
+
+int tu_exit_status(int failed)
+{
+    if (failed != 0) {
+        if (seed_given)
+            printf("randomized test failed: rerun with STRATA_TEST_SEED=%u\n", seed_used);
+        fflush(stdout);
+        return 1; /* not the count: 77 would read as a skip, 256 as a pass */
+    }
+    return skips > 0 ? TU_EXIT_SKIP : 0;
+}
+
+unsigned tu_seed(const char *what)
+{
+    const char *env = getenv("STRATA_TEST_SEED");
+    unsigned seed = (unsigned)(clock_mono_ns() ^ ((uint64_t)getpid() << 16));
+    if (env && *env) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long v = strtoul(env, &end, 10);
+        if (errno != 0 || *end != '\0' || v > 0xffffffffUL)
+            fail_msg("STRATA_TEST_SEED=%s is not a decimal number below 2^32", env);
+        seed = (unsigned)v;
+    }
+    seed_given = true;
+    seed_used = seed;
+    printf("%s: seed %u (rerun with STRATA_TEST_SEED=%u)\n", what, seed, seed);
+    fflush(stdout);
+    return seed;
+}
 
 char *tu_tempdir(const char *tag)
 {

@@ -1,6 +1,17 @@
 /*
- * testutil.h - helpers shared by Strata's tests: private temp directories, and a
- * one-family or two-family region on a fresh engine.
+ * testutil.h - helpers shared by Strata's tests: private temp directories, a one-family
+ * or two-family region on a fresh engine, honest skips and exit codes, and the seeds of
+ * randomized tests.
+ *
+ * Skips: a test that cannot run something it was meant to run (a tool not installed,
+ * STRATA_BIN not set) calls tu_skip() in the case, or returns tu_skip_all() from main
+ * when nothing can run; main returns tu_run_group_tests(). The executable then exits
+ * TU_EXIT_SKIP (77), which CTest shows as "Skipped" (SKIP_RETURN_CODE in
+ * CMakeLists.txt), when a case skipped and none failed; 1 when a case failed; 0
+ * otherwise. Each skip prints one line "SKIP: <what>: <why>".
+ *
+ * Thread-safety: call tu_skip and tu_seed from the test's main thread (cmocka runs the
+ * cases there).
  */
 #ifndef STRATA_TESTS_TESTUTIL_H
 #define STRATA_TESTS_TESTUTIL_H
@@ -31,5 +42,27 @@ int tu_put(region *r, const char *row, const char *fam, const char *qual, const 
  * 0 if absent, negative on error. */
 int tu_get(region *r, const char *row, const char *fam, const char *qual, char *buf,
            size_t cap);
+
+/* The exit status of a test executable that skipped something it was meant to run. */
+#define TU_EXIT_SKIP 77
+
+/* Prints "SKIP: <what>: <why>" on stdout, records the skip and ends the running cmocka
+ * case as skipped (cmocka's skip() jumps out of the case). what names the case (pass
+ * __func__); why is a printf format. */
+void tu_skip(const char *what, const char *why_fmt, ...) __attribute__((format(printf, 2, 3)));
+/* For main when nothing can run: prints "SKIP: <what>: <why>" and returns TU_EXIT_SKIP. */
+int tu_skip_all(const char *what, const char *why_fmt, ...) __attribute__((format(printf, 2, 3)));
+/* main's exit status from the number of failed cases cmocka_run_group_tests returned:
+ * 1 if any failed (printing "rerun with STRATA_TEST_SEED=N" if tu_seed gave a seed),
+ * else TU_EXIT_SKIP if tu_skip was called, else 0. */
+int tu_exit_status(int failed);
+/* cmocka_run_group_tests, with tu_exit_status of its result. */
+#define tu_run_group_tests(tests, setup, teardown)                                                 \
+    tu_exit_status(cmocka_run_group_tests(tests, setup, teardown))
+
+/* The seed of a randomized test: STRATA_TEST_SEED (decimal) if set, else one from the
+ * clock. Prints "<what>: seed N (rerun with STRATA_TEST_SEED=N)" and keeps N for
+ * tu_exit_status. A STRATA_TEST_SEED that is not a number fails the running case. */
+unsigned tu_seed(const char *what);
 
 #endif

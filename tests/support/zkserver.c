@@ -1,8 +1,9 @@
 /*
  * zkserver.c - a private ZooKeeper server for tests (see zkserver.h).
  *
- * Each server is a java child in its own process group, listed in a global registry that
- * the atexit handler walks to kill the groups and remove the directories. Readiness is
+ * Each server is a java child (tests/support/proc.h) in its own process group, listed in a
+ * global registry that the atexit handler walks to kill the groups and remove the
+ * directories. Readiness is
  * the four-letter word "ruok" answered with "imok" on the client port.
  *
  * Thread-safety: the registry is guarded by reg_mu; a zkserver itself is driven from
@@ -12,7 +13,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <ftw.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -20,16 +20,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
 #include "common/status.h"
+#include "tests/support/proc.h"
 
 #define ZKS_READY_TIMEOUT_MS 30000
 #define ZKS_MAX 16
@@ -67,10 +66,7 @@ static void kill_child(zkserver *s)
 {
     if (s->pid <= 0)
         return;
-    kill(-s->pid, SIGKILL);
-    kill(s->pid, SIGKILL);
-    while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {
-    }
+    proc_kill(s->pid, NULL);
     s->pid = 0;
     s->paused = 0;
 }
@@ -167,51 +163,30 @@ static int write_config(const zkserver *s)
     return ST_OK;
 }
 
-/* In the child: own process group, dies with the parent thread, output to the log. */
-static void exec_child(const zkserver *s, pid_t parent)
+/* java in its own process group, dying with the thread that started it, its output
+ * appended to <dir>/zookeeper.log. */
+static int spawn(zkserver *s)
 {
     char cfg[320], log[320];
     snprintf(cfg, sizeof(cfg), "%s/zoo.cfg", s->dir);
     snprintf(log, sizeof(log), "%s/zookeeper.log", s->dir);
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) /* the parent died before the line above */
-        _exit(1);
-    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-    int nul = open("/dev/null", O_RDONLY);
-    if (fd >= 0) {
-        dup2(fd, 1);
-        dup2(fd, 2);
-    }
-    if (nul >= 0)
-        dup2(nul, 0);
-    char *argv[] = {"java",
-                    "-Xms32m",
-                    "-Xmx256m",
-                    "-XX:+UseSerialGC",
-                    "-XX:TieredStopAtLevel=1",
-                    "-Dzookeeper.admin.enableServer=false",
-                    "-Dlog4j.configuration=file:/dev/null",
-                    "-cp",
-                    "/usr/share/java/*",
-                    "org.apache.zookeeper.server.ZooKeeperServerMain",
-                    cfg,
-                    NULL};
-    execvp("java", argv);
-    dprintf(2, "zkserver: exec java: %s\n", strerror(errno));
-    _exit(127);
-}
-
-static int spawn(zkserver *s)
-{
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0)
-        return st_error(ST_IO, "zkserver: fork: %s", strerror(errno));
-    if (pid == 0)
-        exec_child(s, parent);
-    setpgid(pid, pid); /* also from the parent, so kill(-pid) works at once */
-    s->pid = pid;
+    const char *argv[] = {"java",
+                          "-Xms32m",
+                          "-Xmx256m",
+                          "-XX:+UseSerialGC",
+                          "-XX:TieredStopAtLevel=1",
+                          "-Dzookeeper.admin.enableServer=false",
+                          "-Dlog4j.configuration=file:/dev/null",
+                          "-cp",
+                          "/usr/share/java/*",
+                          "org.apache.zookeeper.server.ZooKeeperServerMain",
+                          cfg,
+                          NULL};
+    proc_spec spec = {
+        .argv = argv, .log = log, .stdin_null = true, .own_group = true, .die_with_parent = true};
+    int rc = proc_spawn(&spec, &s->pid);
+    if (rc != ST_OK)
+        return st_error(rc, "zkserver: %s", st_errmsg());
     s->paused = 0;
     return ST_OK;
 }
@@ -267,7 +242,7 @@ static int wait_ready(zkserver *s)
         if (ask_ruok(s->port))
             return ST_OK;
         int status;
-        if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
+        if (proc_wait(s->pid, 0, &status) == ST_OK) {
             s->pid = 0;
             log_tail(s, tail, sizeof(tail));
             return st_error(ST_IO, "zkserver: java exited (status %d) on port %d: %s", status,
@@ -350,8 +325,8 @@ static int signal_group(zkserver *s, int sig, const char *what)
 {
     if (s->pid <= 0)
         return st_error(ST_CLOSED, "zkserver %s: %s: not running", s->quorum, what);
-    if (kill(-s->pid, sig) < 0)
-        return st_error(ST_IO, "zkserver %s: %s: %s", s->quorum, what, strerror(errno));
+    if (proc_signal_group(s->pid, sig) != ST_OK)
+        return st_error(ST_IO, "zkserver %s: %s: %s", s->quorum, what, st_errmsg());
     return ST_OK;
 }
 

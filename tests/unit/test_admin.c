@@ -34,6 +34,7 @@
 #include "common/server_name.h"
 #include "common/status.h"
 #include "common/zk/zk.h"
+#include "tests/support/testutil.h"
 #include "tests/support/zkserver.h"
 
 /* A quorum nobody listens on: any call that gets past the argument checks fails there. */
@@ -170,5 +171,5 @@ int main(void)
         cmocka_unit_test(args_refused_before_sending),
         cmocka_unit_test(method_names),
     };
-    return cmocka_run_group_tests_name("args", args, NULL, NULL);
+    return tu_exit_status(cmocka_run_group_tests_name("args", args, NULL, NULL));
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/arena.h"
+#include "tests/support/testutil.h"
 
 static void test_alignment_every_size(void **state)
 {
@@ -199,5 +200,5 @@ int main(void)
         cmocka_unit_test(test_impossible_size_returns_null),
         cmocka_unit_test(test_concurrent_allocations_intact),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "common/bytes.h"
 #include "common/status.h"
 #include "regionserver/storage/block.h"
+#include "tests/support/testutil.h"
 
 #define NROWS 60
 #define NQUALS 2
@@ -263,5 +264,5 @@ int main(void)
         cmocka_unit_test(corrupt_frame_every_bit_detected),
         cmocka_unit_test(corrupt_layout_rejected),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "regionserver/storage/blockcache.h"
+#include "tests/support/testutil.h"
 
 #define MAXV 64
 
@@ -276,5 +277,5 @@ int main(void)
         cmocka_unit_test(file_ids_unique),
         cmocka_unit_test(threads_hammer_lookups_and_inserts),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

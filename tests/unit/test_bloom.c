@@ -17,6 +17,7 @@
 #include "common/bytes.h"
 #include "common/status.h"
 #include "regionserver/storage/bloom.h"
+#include "tests/support/testutil.h"
 
 #define NKEYS 100000
 
@@ -200,5 +201,5 @@ int main(void)
         cmocka_unit_test(empty_filter_contains_nothing),
         cmocka_unit_test(corrupt_header_rejected),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

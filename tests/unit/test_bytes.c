@@ -14,6 +14,7 @@
 #include "common/buf.h"
 #include "common/bytes.h"
 #include "common/status.h"
+#include "tests/support/testutil.h"
 
 static void test_be16_be32_be64_layout(void **state)
 {
@@ -228,5 +229,5 @@ int main(void)
         cmocka_unit_test(test_buf_reserve_overflow_fails_unchanged),
         cmocka_unit_test(test_buf_self_append),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 
 #include "common/cell.h"
 #include "common/status.h"
+#include "tests/support/testutil.h"
 
 static cell_t mk(const char *row, size_t rlen, const char *fam, const char *qual, int64_t ts,
                  uint8_t type, uint64_t seq)
@@ -474,5 +475,5 @@ int main(void)
         cmocka_unit_test(test_validate_limits),
         cmocka_unit_test(test_format_and_type_names),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -217,5 +217,5 @@ int main(void)
         cmocka_unit_test(file_reread_on_change),
         cmocka_unit_test(split_addr),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

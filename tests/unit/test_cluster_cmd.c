@@ -180,5 +180,5 @@ int main(void)
         cmocka_unit_test(alive_refuses_other_programs),
         cmocka_unit_test(bad_arguments_exit_2),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

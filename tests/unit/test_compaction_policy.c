@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "regionserver/storage/compaction.h"
+#include "tests/support/testutil.h"
 
 #define MB (1024ull * 1024ull)
 
@@ -124,5 +125,5 @@ int main(void)
         cmocka_unit_test(over_max_size_is_never_chosen),
         cmocka_unit_test(stuck_at_blocking_count_takes_smallest_window),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -199,5 +199,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(value_types, setup, teardown),
         cmocka_unit_test_setup_teardown(print_shows_value_and_source, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

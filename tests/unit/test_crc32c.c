@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/crc32c.h"
+#include "tests/support/testutil.h"
 
 typedef uint32_t (*crc_fn)(uint32_t, const void *, size_t);
 
@@ -170,5 +171,5 @@ int main(void)
         cmocka_unit_test(test_corrupt_bit_flip_detected),
         cmocka_unit_test(test_hw_matches_sw_large),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

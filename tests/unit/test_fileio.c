@@ -20,6 +20,7 @@
 #include "common/fileio.h"
 #include "common/log.h"
 #include "common/status.h"
+#include "tests/support/testutil.h"
 
 typedef struct fixture {
     char dir[64];
@@ -600,5 +601,5 @@ int main(void)
         T(test_fault_create),
         T(test_fault_read),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

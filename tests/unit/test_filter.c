@@ -20,6 +20,7 @@
 #include "regionserver/storage/filter.h"
 #include "regionserver/storage/filter_internal.h"
 #include "tests/support/filter_drive.h"
+#include "tests/support/testutil.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define B(s) (const uint8_t *)(s), strlen(s)
@@ -848,5 +849,5 @@ int main(void)
         cmocka_unit_test(test_list_empty_passes_everything),
         cmocka_unit_test(test_list_add_rejects_non_list_and_frees_child),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@
 #include "regionserver/storage/filter.h"
 #include "regionserver/storage/filter_parse.h"
 #include "tests/support/filter_drive.h"
+#include "tests/support/testutil.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -362,5 +363,5 @@ int main(void)
         cmocka_unit_test(test_parse_error_nesting_too_deep),
         cmocka_unit_test(test_parse_error_frees_partial_filters),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

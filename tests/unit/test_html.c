@@ -15,6 +15,7 @@
 
 #include "common/http/html.h"
 #include "common/status.h"
+#include "tests/support/testutil.h"
 
 static void expect_buf(buf_t *b, const char *want)
 {
@@ -117,5 +118,5 @@ int main(void)
         cmocka_unit_test(page_frame),
         cmocka_unit_test(to_string_binary_matches_hbase),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -31,6 +31,7 @@
 #include "common/http/http_server.h"
 #include "common/status.h"
 #include "tests/support/http_client.h"
+#include "tests/support/testutil.h"
 
 static atomic_int calls;
 
@@ -297,5 +298,5 @@ int main(void)
         cmocka_unit_test(lifecycle_port_in_use_late_handler_idle_stop),
         cmocka_unit_test(response_helpers),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 
 #include "common/http/json.h"
 #include "common/status.h"
+#include "tests/support/testutil.h"
 
 static void expect_doc(buf_t *b, const char *want)
 {
@@ -141,5 +142,5 @@ int main(void)
         cmocka_unit_test(numbers_exact_and_shortest),
         cmocka_unit_test(misuse_is_reported),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

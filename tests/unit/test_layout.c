@@ -14,6 +14,7 @@
 
 #include "common/status.h"
 #include "regionserver/storage/layout.h"
+#include "tests/support/testutil.h"
 
 static void eq_free(char *got, const char *want)
 {
@@ -68,5 +69,5 @@ int main(void)
         cmocka_unit_test(test_fenced_names),
         cmocka_unit_test(test_table_and_region_directories),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

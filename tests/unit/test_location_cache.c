@@ -22,6 +22,7 @@
 
 #include "client/location_cache.h"
 #include "common/status.h"
+#include "tests/support/testutil.h"
 
 #define K(s) (const uint8_t *)(s), strlen(s)
 
@@ -548,5 +549,5 @@ int main(void)
         cmocka_unit_test(many_regions_shuffled),
         cmocka_unit_test(readers_race_writer),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,7 @@
 #include "common/cell.h"
 #include "common/status.h"
 #include "regionserver/storage/memstore.h"
+#include "tests/support/testutil.h"
 
 #define N_CELLS 100000
 #define N_ROWS 3000
@@ -577,5 +578,5 @@ int main(void)
         cmocka_unit_test(test_iterator_keeps_memstore_alive),
         cmocka_unit_test(test_concurrent_writers_and_readers),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 
 #include "common/status.h"
 #include "regionserver/storage/scanner.h"
+#include "tests/support/testutil.h"
 #include "tests/support/vec_iter.h"
 
 #define NKIDS 5
@@ -354,5 +355,5 @@ int main(void)
         cmocka_unit_test(fault_child_error_propagates_on_seek),
         cmocka_unit_test(fault_child_error_fails_the_scanner),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

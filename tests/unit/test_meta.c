@@ -886,5 +886,5 @@ int main(void)
         cmocka_unit_test(bad_split_algorithm_or_count),
         cmocka_unit_test(state_names_round_trip),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,10 @@
  * incomplete one, never going backwards), complete_and_wait must block until every
  * earlier write completes, advance_to must skip numbers, and wait_all must wait for
  * every write begun before it.
+ *
+ * The concurrent stress test has its writers yield at random points, drawn from a seed it
+ * prints ("seed N"); STRATA_TEST_SEED=N draws the same points again (the interleaving
+ * itself is still the scheduler's). A failure says "rerun with STRATA_TEST_SEED=N".
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +24,7 @@
 #include <time.h>
 
 #include "regionserver/storage/mvcc.h"
+#include "tests/support/testutil.h"
 
 static void sleep_ms(long ms)
 {
@@ -134,12 +139,14 @@ typedef struct stress_ctx {
     atomic_int writers_left;
     atomic_int failures;
     uint64_t checks;
+    unsigned seed;           /* writer i draws from seed + i */
+    atomic_uint next_writer; /* hands out i */
 } stress_ctx;
 
 static void *stress_writer(void *p)
 {
     stress_ctx *c = p;
-    unsigned seed = (unsigned)(uintptr_t)&seed;
+    unsigned seed = c->seed + atomic_fetch_add(&c->next_writer, 1);
     for (int i = 0; i < STRESS_PER_THREAD; i++) {
         uint64_t w = mvcc_begin(c->m);
         if (w <= STRESS_START || w > STRESS_START + STRESS_THREADS * STRESS_PER_THREAD ||
@@ -195,6 +202,8 @@ static void test_concurrent_begin_complete(void **state)
     assert_non_null(c.done);
     atomic_init(&c.writers_left, STRESS_THREADS);
     atomic_init(&c.failures, 0);
+    atomic_init(&c.next_writer, 0);
+    c.seed = tu_seed(__func__);
     pthread_t writers[STRESS_THREADS], checker;
     assert_int_equal(pthread_create(&checker, NULL, stress_checker, &c), 0);
     for (int i = 0; i < STRESS_THREADS; i++)
@@ -202,7 +211,8 @@ static void test_concurrent_begin_complete(void **state)
     for (int i = 0; i < STRESS_THREADS; i++)
         pthread_join(writers[i], NULL);
     pthread_join(checker, NULL);
-    assert_int_equal(atomic_load(&c.failures), 0);
+    if (atomic_load(&c.failures) != 0)
+        fail_msg("%d violations; rerun with STRATA_TEST_SEED=%u", atomic_load(&c.failures), c.seed);
     assert_true(c.checks > 0);
     assert_int_equal(mvcc_read_point(c.m), STRESS_START + STRESS_THREADS * STRESS_PER_THREAD);
     mvcc_free(c.m);
@@ -280,5 +290,5 @@ int main(void)
         cmocka_unit_test(test_advance_to),
         cmocka_unit_test(test_wait_all),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

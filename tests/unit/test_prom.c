@@ -14,6 +14,7 @@
 
 #include "common/http/prom.h"
 #include "common/status.h"
+#include "tests/support/testutil.h"
 
 static void expect_text(buf_t *b, const char *want)
 {
@@ -82,5 +83,5 @@ int main(void)
         cmocka_unit_test(doubles),
         cmocka_unit_test(bad_names_refused),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -236,6 +237,12 @@ typedef struct race {
     _Atomic int *stop_ptr;
     _Atomic long torn;
     _Atomic long winners;
+    /* concurrent_reader_never_sees_half_a_row: what it actually tested */
+    _Atomic long reads_started;  /* region_get calls begun */
+    _Atomic long reads_active;   /* region_get calls under way */
+    _Atomic long nonempty_reads; /* reads that found the row (and so checked both halves) */
+    _Atomic long flushes;        /* flushes that wrote the memstore out */
+    _Atomic long overlapped;     /* of those, flushes during which a read ran */
 } race;
 
 static void *multi_family_writer(void *arg)
@@ -269,12 +276,17 @@ static void *multi_family_reader(void *arg)
     scan_result res;
     scan_result_init(&res);
     while (!atomic_load(&rc->stop)) {
-        if (region_get(rc->f->reg, (const uint8_t *)"hot", 3, NULL, &res) != ST_OK) {
+        atomic_fetch_add(&rc->reads_active, 1);
+        atomic_fetch_add(&rc->reads_started, 1);
+        int st = region_get(rc->f->reg, (const uint8_t *)"hot", 3, NULL, &res);
+        atomic_fetch_sub(&rc->reads_active, 1);
+        if (st != ST_OK) {
             atomic_fetch_add(&rc->torn, 1);
             continue;
         }
         if (res.ncells == 0)
             continue;
+        atomic_fetch_add(&rc->nonempty_reads, 1);
         if (res.ncells != 2 || res.cells[0].value_len != res.cells[1].value_len ||
             memcmp(res.cells[0].value, res.cells[1].value, res.cells[0].value_len) != 0)
             atomic_fetch_add(&rc->torn, 1);
@@ -283,16 +295,37 @@ static void *multi_family_reader(void *arg)
     return NULL;
 }
 
+/* Flushes in a loop. A flush counts when it wrote a file (region_stats.flushes moved);
+ * it overlapped reading when a read was under way as it began or one began before it
+ * returned. */
 static void *flusher(void *arg)
 {
     race *rc = arg;
-    while (!atomic_load(&rc->stop))
+    region_stats before, after;
+    while (!atomic_load(&rc->stop)) {
+        region_get_stats(rc->f->reg, &before);
+        long active = atomic_load(&rc->reads_active);
+        long started = atomic_load(&rc->reads_started);
         region_flush(rc->f->reg);
+        bool read_during = active > 0 || atomic_load(&rc->reads_started) != started;
+        region_get_stats(rc->f->reg, &after);
+        if (after.flushes == before.flushes)
+            continue;
+        atomic_fetch_add(&rc->flushes, 1);
+        if (read_during)
+            atomic_fetch_add(&rc->overlapped, 1);
+    }
     return NULL;
 }
 
+#define HALF_ROW_MIN_MS 2000
+#define HALF_ROW_MAX_MS 30000
+
 /* Writers put the same value into families a and b of one row; a flusher keeps
- * swapping memstores for files; readers must always see both halves or neither. */
+ * swapping memstores for files; readers must always see both halves or neither. It runs
+ * for HALF_ROW_MIN_MS, longer (up to HALF_ROW_MAX_MS) until at least one read found the
+ * row and one flush overlapped a read, and fails if it never got both: without them it
+ * would have tested nothing. */
 static void concurrent_reader_never_sees_half_a_row(void **state)
 {
     fixture *f = *state;
@@ -310,15 +343,26 @@ static void concurrent_reader_never_sees_half_a_row(void **state)
     }
     for (int i = 0; i < R; i++)
         pthread_create(&rd[i], NULL, multi_family_reader, &rc);
-    clock_sleep_ms(2000);
+    uint64_t start = clock_mono_ns();
+    clock_sleep_ms(HALF_ROW_MIN_MS);
+    while ((atomic_load(&rc.nonempty_reads) == 0 || atomic_load(&rc.overlapped) == 0) &&
+           clock_mono_ns() - start < (uint64_t)HALF_ROW_MAX_MS * 1000000ull)
+        clock_sleep_ms(100);
     atomic_store(&rc.stop, 1);
     for (int i = 0; i < W; i++)
         pthread_join(w[i], NULL);
     for (int i = 0; i < R; i++)
         pthread_join(rd[i], NULL);
     pthread_join(fl, NULL);
+    long nonempty = atomic_load(&rc.nonempty_reads), overlapped = atomic_load(&rc.overlapped);
+    printf("concurrent_reader_never_sees_half_a_row: %ld non-empty reads, %ld of %ld flushes "
+           "overlapped a read, in %" PRIu64 " ms\n",
+           nonempty, overlapped, atomic_load(&rc.flushes), (clock_mono_ns() - start) / 1000000);
     assert_int_equal(atomic_load(&rc.torn) + atomic_load(&ws[0].torn) + atomic_load(&ws[1].torn),
                      0);
+    if (nonempty == 0 || overlapped == 0)
+        fail_msg("tested nothing in %d ms: %ld non-empty reads, %ld flushes overlapping a read",
+                 HALF_ROW_MAX_MS, nonempty, overlapped);
 }
 
 static void *incrementer(void *arg)
@@ -968,5 +1012,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(empty_major_compaction_keeps_flushed_seq, setup,
                                         teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -223,5 +223,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(fault_flush_rename_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(corrupt_store_file_block_fails_reads, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

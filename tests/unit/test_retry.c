@@ -16,6 +16,7 @@
 
 #include "client/retry.h"
 #include "common/status.h"
+#include "tests/support/testutil.h"
 
 #define MS 1000000ull
 
@@ -349,5 +350,5 @@ int main(void)
         cmocka_unit_test(bad_configs_rejected),
         cmocka_unit_test(every_status_classified),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include "common/bytes.h"
 #include "common/rpc/rpc_frame.h"
 #include "common/status.h"
+#include "tests/support/testutil.h"
 
 #define MAX_TEST_FRAME 4096
 
@@ -412,5 +413,5 @@ int main(void)
         cmocka_unit_test(test_truncated_reasons_name_the_sizes),
         cmocka_unit_test(test_large_frame_buffer_released),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

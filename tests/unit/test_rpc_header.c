@@ -15,6 +15,7 @@
 #include "common/rpc/rpc_frame.h"
 #include "common/rpc/rpc_header.h"
 #include "common/status.h"
+#include "tests/support/testutil.h"
 
 /* Decodes the single frame in b (no preamble). */
 static rpc_frame one_frame(rpc_frame_decoder *d, const buf_t *b)
@@ -205,5 +206,5 @@ int main(void)
         cmocka_unit_test(test_exception_without_code_is_internal),
         cmocka_unit_test(test_retryable_statuses),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -26,6 +26,7 @@
 #include "regionserver/storage/filter.h"
 #include "regionserver/storage/filter_internal.h"
 #include "regionserver/storage/scanner.h"
+#include "tests/support/testutil.h"
 #include "tests/support/vec_iter.h"
 
 #define NOW 1000000
@@ -1035,5 +1036,5 @@ int main(void)
         cmocka_unit_test(scan_result_keeps_cells_valid_while_growing),
         cmocka_unit_test(next_cell_is_refused_for_user_scans),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

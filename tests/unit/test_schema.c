@@ -13,6 +13,7 @@
 
 #include "common/status.h"
 #include "regionserver/storage/schema.h"
+#include "tests/support/testutil.h"
 
 static table_schema t;
 
@@ -220,5 +221,5 @@ int main(void)
         cmocka_unit_test(too_many_families_are_refused),
         cmocka_unit_test(invalid_table_names_and_values_are_refused),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include "shell/shell.h"
 #include "shell/shell_internal.h"
 #include "shell/shell_parse.h"
+#include "tests/support/testutil.h"
 
 /* Parses text, which must succeed, and renders the arguments with inspect. */
 static const char *parsed(const char *text, const char *want_name)
@@ -461,5 +462,5 @@ int main(void)
         cmocka_unit_test(test_dispatch_interactive_goes_on),
         cmocka_unit_test(test_help_texts),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

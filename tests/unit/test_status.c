@@ -14,6 +14,7 @@
 
 #include "common/log.h"
 #include "common/status.h"
+#include "tests/support/testutil.h"
 
 static const int all_codes[] = {
     ST_OK,          ST_IO,          ST_NOSPACE,          ST_CORRUPTION,
@@ -153,5 +154,5 @@ int main(void)
         cmocka_unit_test(test_from_errno_mapping),
         cmocka_unit_test(test_log_level_parse_and_set),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

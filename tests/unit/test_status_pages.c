@@ -24,6 +24,7 @@
 #include "common/http/status_pages.h"
 #include "common/status.h"
 #include "tests/support/http_client.h"
+#include "tests/support/testutil.h"
 
 typedef struct fake {
     bool ready;
@@ -184,5 +185,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_metrics_json_and_page, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_snapshot_is_500, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -25,6 +25,7 @@
 #include "common/fileio.h"
 #include "common/status.h"
 #include "regionserver/storage/storefile.h"
+#include "tests/support/testutil.h"
 
 #define NCELLS 100000
 #define NSEEKS 3000
@@ -1018,5 +1019,5 @@ int main(void)
         cmocka_unit_test(concurrent_readers_share_cache),
         cmocka_unit_test(format_worked_example),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return tu_run_group_tests(tests, group_setup, group_teardown);
 }

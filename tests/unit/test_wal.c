@@ -27,6 +27,7 @@
 #include "common/status.h"
 #include "regionserver/storage/layout.h"
 #include "regionserver/storage/wal.h"
+#include "tests/support/testutil.h"
 
 #define HDR_LEN 36 /* docs/formats/wal.md, file header */
 
@@ -1351,5 +1352,5 @@ int main(void)
         cmocka_unit_test(test_fault_split_rename_then_retry),
         cmocka_unit_test(test_corrupt_split_unsafe_region_name),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/zk/znodes.h"
+#include "tests/support/testutil.h"
 
 static void check(const char *parent, znode_id node, const char *child, const char *want)
 {
@@ -77,5 +78,5 @@ int main(void)
         cmocka_unit_test(test_bad_children_are_refused),
         cmocka_unit_test(test_child_of),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
  * must report every workload with ops_per_sec > 0 and reads that find exactly the keys
  * written; usage errors; the human-readable tables; and a fake engine that loses writes
  * or fails reads, which the harness must report rather than time.
- * The runs use $STRATA_BIN (set by CMake) when present, else bench_main() in a child.
+ * The runs use $STRATA_BIN (set by CMake) when present, else bench_main() in a child; an
+ * integration test because each run is a separate `strata bench` process on real files.
  * Thread-safety: single-threaded; bench runs happen in child processes.
  */
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,8 @@
 #include <unistd.h>
 
 #include "common/status.h"
+#include "tests/support/proc.h"
+#include "tests/support/testutil.h"
 #include "tools/bench.h"
 #include "tools/tools.h"
 
@@ -76,34 +80,29 @@ static size_t dir_entries(const char *dir)
     return n;
 }
 
-/* Runs `strata bench <args...>` with stdout captured into out; returns the exit status. */
+/* Runs `strata bench <args...>` with stdout captured into out; returns the exit status.
+ * Without STRATA_BIN this executable runs bench_main() in the child (see main). */
 static int run_bench(char **args, int nargs, char *out, size_t cap)
 {
     int fds[2], status = 0;
     size_t len = 0;
-    assert_int_equal(pipe(fds), 0);
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        char *argv[32] = {"strata", "bench"};
-        const char *bin = getenv("STRATA_BIN");
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        for (int i = 0; i < nargs && i < 29; i++)
-            argv[2 + i] = args[i];
-        if (bin != NULL && *bin != '\0')
-            execv(bin, argv);
-        _exit(bench_main(nargs + 1, argv + 1));
-    }
+    const char *argv[32] = {"strata", "bench"};
+    const char *bin = getenv("STRATA_BIN");
+    for (int i = 0; i < nargs && i < 29; i++)
+        argv[2 + i] = args[i];
+    assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+    proc_spec spec = {.argv = argv,
+                      .path = bin != NULL && *bin != '\0' ? bin : "/proc/self/exe",
+                      .stdout_fd = fds[1],
+                      .kill_at_exit = true};
+    pid_t pid = 0;
+    assert_int_equal(proc_spawn(&spec, &pid), ST_OK);
     close(fds[1]);
     for (ssize_t n = 1; n > 0 && len + 1 < cap; len += (size_t)(n > 0 ? n : 0))
         n = read(fds[0], out + len, cap - 1 - len);
     out[len] = '\0';
     close(fds[0]);
-    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_int_equal(proc_wait(pid, PROC_FOREVER, &status), ST_OK);
     assert_true(WIFEXITED(status));
     return WEXITSTATUS(status);
 }
@@ -364,8 +363,10 @@ static void test_fault_engine_failing_gets_is_reported(void **state)
     assert_true(res[3].found > 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "bench") == 0) /* run_bench's child without STRATA_BIN */
+        return bench_main(argc - 1, argv + 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_usage_errors_exit_2),
         cmocka_unit_test_setup_teardown(test_corrupt_engine_losing_writes_is_reported, setup_dir,
@@ -377,5 +378,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_json_every_engine_every_workload, setup_dir,
                                         teardown_dir),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,8 @@
 /*
  * test_bench_redis.c - the Redis peer of the cluster benchmark: a private redis-server
  * comes up on a free port, redis-benchmark's figures are read, and the server is gone
- * afterwards. Skipped when redis-server / redis-benchmark are not installed (they are
- * benchmark peers, not build dependencies).
+ * afterwards (an integration test: it runs real redis-server and redis-benchmark). Skipped (exit 77) when redis-server / redis-benchmark are not installed (they
+ * are benchmark peers, not build dependencies; deploy/deps.sh installs them for CI).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,15 +13,15 @@
 #include <stdio.h>
 
 #include "common/status.h"
+#include "tests/support/testutil.h"
 #include "tools/bench_redis.h"
 
 static void redis_peer_reports_get_and_set(void **state)
 {
     (void)state;
-    if (!bench_redis_available()) {
-        fprintf(stderr, "redis-server/redis-benchmark not installed: skipped\n");
-        skip();
-    }
+    if (!bench_redis_available())
+        tu_skip(__func__,
+                "redis-server/redis-benchmark not installed (deploy/deps.sh installs them)");
     bench_redis_result r;
     int rc = bench_redis_run(100, 4, 2000, &r);
     if (rc != ST_OK)
@@ -37,5 +37,5 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(redis_peer_reports_get_and_set),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static _Thread_local char st_msg[1024];
 
@@ -43,7 +44,13 @@ int st_error(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(st_msg, sizeof(st_msg), fmt, ap);
+    /* Formatted apart first: the arguments may point into st_msg itself (a message that
+     * wraps st_errmsg() with more context). */
+    char tmp[sizeof(st_msg)];
+    int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1;
+    memcpy(st_msg, tmp, len);
+    st_msg[len] = '\0';
     va_end(ap);
     return code;
 }

@@ -143,9 +143,25 @@ static void test_log_level_parse_and_set(void **state)
     assert_int_equal(log_get_level(), old);
 }
 
+/* Regression: a message that wraps the current one ("context: <st_errmsg()>") formats
+ * from a copy; formatting in place garbled it. */
+static void test_error_wrapping_its_own_message(void **state)
+{
+    st_error(ST_IO, "read wal.00000000000000000007 at offset 4096: bad CRC");
+    st_error(ST_IO, "recovering the WALs of dead server h,1,2: %s", st_errmsg());
+    assert_string_equal(st_errmsg(), "recovering the WALs of dead server h,1,2: read "
+                                     "wal.00000000000000000007 at offset 4096: bad CRC");
+    st_error(ST_IO, "%s%s", st_errmsg(), st_errmsg());
+    assert_string_equal(st_errmsg(), "recovering the WALs of dead server h,1,2: read "
+                                     "wal.00000000000000000007 at offset 4096: bad CRC"
+                                     "recovering the WALs of dead server h,1,2: read "
+                                     "wal.00000000000000000007 at offset 4096: bad CRC");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_error_wrapping_its_own_message),
         cmocka_unit_test(test_codes_are_wire_constants),
         cmocka_unit_test(test_strerror_every_code_named_and_distinct),
         cmocka_unit_test(test_error_returns_code_and_formats),

@@ -27,22 +27,30 @@ void master_chore_wake(master *m)
     pthread_mutex_unlock(&m->mu);
 }
 
+/* Runs every queued recovery once. One that fails stays queued for the next pass and does
+ * not hold back the others (a corrupt WAL of one dead server must not keep every later
+ * dead server's regions offline). Recoveries queued meanwhile run on the next pass. */
 static void run_recoveries(master *m)
 {
-    for (;;) {
+    pthread_mutex_lock(&m->mu);
+    size_t n = m->ncrash;
+    char **names = calloc(n ? n : 1, sizeof(*names));
+    for (size_t i = 0; names && i < n; i++)
+        names[i] = strdup(m->crash[i]);
+    pthread_mutex_unlock(&m->mu);
+    for (size_t i = 0; names && i < n && !atomic_load(&m->stopping); i++) {
+        if (!names[i])
+            continue;
         pthread_mutex_lock(&m->mu);
-        char *name = m->ncrash ? strdup(m->crash[0]) : NULL;
+        bool pending = master_crash_pending(m, names[i]);
         pthread_mutex_unlock(&m->mu);
-        if (!name)
-            return;
-        int rc = master_crash_recover(m, name);
-        if (rc != ST_OK)
-            LOG_ERROR("master %s: recovery of %s failed (retried next pass): %s", m->name, name,
-                      st_errmsg());
-        free(name);
-        if (rc != ST_OK || atomic_load(&m->stopping))
-            return;
+        if (pending && master_crash_recover(m, names[i]) != ST_OK)
+            LOG_ERROR("master %s: recovery of %s failed (retried next pass): %s", m->name,
+                      names[i], st_errmsg());
     }
+    for (size_t i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
 }
 
 /* Whether r looks out of place (mu held); master_repair decides once it has r. */

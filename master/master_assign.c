@@ -187,6 +187,35 @@ static bool server_live(master *m, const char *name, char *addr, size_t cap)
     return s != NULL;
 }
 
+/* Whether the server's <parent>/rs znode is gone (its session ended), though the master
+ * may not have seen the change yet. */
+static bool rs_node_gone(master *m, const char *server)
+{
+    char *path = znodes_path(m->parent, ZNODE_RS, server);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    int rc = path ? master_zk_get(m, path, &data, &len, NULL) : ST_NOMEM;
+    free(data);
+    free(path);
+    return rc == ST_NOT_FOUND;
+}
+
+/* An open on server failed and the server died meanwhile: it may have opened the region
+ * and taken writes, which are in its WAL only. The region stays OPENING there in meta and
+ * the server's recovery (queued here, if the master had not seen the death yet) closes and
+ * reopens it after the split. */
+static int server_died(master *m, m_region *r, const char *server, int rc)
+{
+    char why[512];
+    snprintf(why, sizeof(why), "%s", st_errmsg());
+    pthread_mutex_lock(&m->mu);
+    if (master_server_find(m, server))
+        master_server_dead(m, server);
+    pthread_mutex_unlock(&m->mu);
+    return st_error(rc, "opening region %s on %s: %s; the server died and its recovery "
+                    "reopens the region", r->mr.encoded_name, server, why);
+}
+
 int master_assign(master *m, m_table *t, m_region *r, const char *target)
 {
     int rc = master_check_active(m);
@@ -238,13 +267,14 @@ int master_assign(master *m, m_table *t, m_region *r, const char *target)
         if (rc != ST_OK)
             return rc;
         rc = open_on(m, t, r, server, addr);
-        if (rc != ST_OK) {
+        if (rc != ST_OK && rpc_status_retryable(rc)) {
             /* A lost answer: the ownership znode tells whether it opened there. */
             char owner[SERVER_NAME_MAX];
-            if (rpc_status_retryable(rc) &&
-                owner_of(m, r->mr.encoded_name, owner, sizeof(owner)) == ST_OK &&
+            if (owner_of(m, r->mr.encoded_name, owner, sizeof(owner)) == ST_OK &&
                 strcmp(owner, server) == 0)
                 rc = open_on(m, t, r, server, addr);
+            else if (rs_node_gone(m, server))
+                return server_died(m, r, server, rc);
         }
         if (rc == ST_OK) {
             rc = master_set_state(m, r, META_OPEN, server);

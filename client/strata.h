@@ -29,8 +29,8 @@
  * asks the cluster's active master (MasterService.LocateRegion, prefetching the next 8
  * regions; GetTableRegions for scans) and caches the answers; without one it reads a
  * region location file or a fixed list given in code (client/locator.h). Administration
- * - tables, namespaces, moves, flushes, cluster status - is client/admin.h
- * (strata_admin_open with the same quorum); `strata cluster` starts a local cluster to try
+ * - tables, namespaces, moves, flushes, cluster status - is client/admin_rpc.h
+ * (admin_rpc_open with the same quorum); `strata cluster` starts a local cluster to try
  * both on (docs/cluster.md).
  *
  * Thread-safety: a client and its tables may be used from any number of threads at
@@ -84,7 +84,7 @@ void strata_options_destroy(strata_options_t *o);
  * (re-reading <parent>/master on a connection error or a backup's ST_NOT_SERVING, for up
  * to 30 s per lookup). Reads and writes go to the region servers only. A quorum takes
  * precedence over a locator file and a fixed list. Administration (create a table ...)
- * is client/admin.h. */
+ * is client/admin_rpc.h. */
 void strata_options_set_zk_quorum(strata_options_t *o, const char *quorum);
 void strata_options_set_zk_parent(strata_options_t *o, const char *parent);
 /* Region locations from a text file: lines `table encoded_name start_hex end_hex

@@ -164,19 +164,19 @@ static int create_arg(shell_session *s, create_req *r, const shell_value *v, int
 
 static int create_call(shell_session *s, create_req *r, const char *table)
 {
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     int rc = shell_admin(s, &a);
     if (rc != ST_OK)
         return rc;
     if (r->num_regions > 0) {
-        rc = strata_admin_create_table_presplit(a, r->schema, (uint32_t)r->num_regions, r->algo);
+        rc = admin_rpc_create_table_presplit(a, r->schema, (uint32_t)r->num_regions, r->algo);
     } else {
         ProtobufCBinaryData *k = calloc(r->n_splits ? r->n_splits : 1, sizeof(*k));
         if (!k)
             return st_error(ST_NOMEM, "out of memory");
         for (size_t i = 0; i < r->n_splits; i++)
             k[i] = (ProtobufCBinaryData){r->splits[i].len, r->splits[i].data};
-        rc = strata_admin_create_table(a, r->schema, k, r->n_splits);
+        rc = admin_rpc_create_table(a, r->schema, k, r->n_splits);
         free(k);
     }
     if (rc == ST_EXISTS)
@@ -194,7 +194,7 @@ static int cmd_create(shell_session *s, const shell_value *args)
     if (rc == ST_OK)
         rc = shell_str_arg(args, 0, "Table name", &t);
     if (rc == ST_OK)
-        rc = strata_admin_check_table_name(t->s);
+        rc = admin_rpc_check_table_name(t->s);
     if (rc == ST_OK)
         rc = shell_schema_new(t->s, &r.schema);
     for (size_t i = 1; rc == ST_OK && i < args->n; i++)
@@ -265,7 +265,7 @@ static int cmd_describe(shell_session *s, const shell_value *args)
     shell_footer(s, -1);
 out:
     buf_free(&b);
-    strata_admin_free_msg(d);
+    admin_rpc_free_msg(d);
     return rc;
 }
 
@@ -274,7 +274,7 @@ static int cmd_exists(shell_session *s, const shell_value *args)
     const shell_value *t = NULL;
     Strata__Master__DescribeTableResponse *d = NULL;
     int rc = described(s, args, &t, &d);
-    strata_admin_free_msg(d);
+    admin_rpc_free_msg(d);
     if (rc == ST_OK || rc == ST_NOT_FOUND) {
         fprintf(s->out, "Table %s %s\n", t->s, rc == ST_OK ? "does exist" : "does not exist");
         rc = ST_OK;
@@ -291,7 +291,7 @@ static int state_is(shell_session *s, const shell_value *args, Strata__Master__T
         rc = st_error(rc, "Unknown table %s!", t->s);
     if (rc == ST_OK)
         fprintf(s->out, "%s\n", d->table->state == want ? "true" : "false");
-    strata_admin_free_msg(d);
+    admin_rpc_free_msg(d);
     return rc;
 }
 
@@ -322,11 +322,11 @@ static int switch_state(shell_session *s, const shell_value *args, bool enable)
         rc = st_error(rc, "Table %s does not exist.", t->s);
     bool done = rc == ST_OK && d->table->state == (enable ? STRATA__MASTER__TABLE_STATE__ENABLED
                                                           : STRATA__MASTER__TABLE_STATE__DISABLED);
-    strata_admin_free_msg(d);
+    admin_rpc_free_msg(d);
     if (rc != ST_OK || done)
         return rc;
-    return enable ? strata_admin_enable_table(s->admin, t->s)
-                  : strata_admin_disable_table(s->admin, t->s);
+    return enable ? admin_rpc_enable_table(s->admin, t->s)
+                  : admin_rpc_disable_table(s->admin, t->s);
 }
 
 static int cmd_enable(shell_session *s, const shell_value *args)
@@ -348,8 +348,8 @@ static int cmd_drop(shell_session *s, const shell_value *args)
         rc = st_error(rc, "Table %s does not exist.", t->s);
     if (rc == ST_OK && is_enabledish(d))
         rc = st_error(ST_INVALID_ARGUMENT, "Table %s is enabled. Disable it first.", t->s);
-    strata_admin_free_msg(d);
-    return rc == ST_OK ? strata_admin_delete_table(s->admin, t->s) : rc;
+    admin_rpc_free_msg(d);
+    return rc == ST_OK ? admin_rpc_delete_table(s->admin, t->s) : rc;
 }
 
 static int truncate_table(shell_session *s, const shell_value *args, bool preserve)
@@ -360,19 +360,19 @@ static int truncate_table(shell_session *s, const shell_value *args, bool preser
     if (rc == ST_NOT_FOUND)
         rc = st_error(rc, "Unknown table %s!", t->s);
     bool enabled = rc == ST_OK && is_enabledish(d);
-    strata_admin_free_msg(d);
+    admin_rpc_free_msg(d);
     if (rc != ST_OK)
         return rc;
     fprintf(s->out, "Truncating '%s' table (it may take a while):\n", t->s);
     if (enabled) {
         fprintf(s->out, "Disabling table...\n");
         fflush(s->out);
-        rc = strata_admin_disable_table(s->admin, t->s);
+        rc = admin_rpc_disable_table(s->admin, t->s);
     }
     if (rc == ST_OK) {
         fprintf(s->out, "Truncating table...\n");
         fflush(s->out);
-        rc = strata_admin_truncate_table(s->admin, t->s, preserve);
+        rc = admin_rpc_truncate_table(s->admin, t->s, preserve);
     }
     return rc;
 }
@@ -410,7 +410,7 @@ int shell_regex(const char *pattern, regex_t *re)
 static int cmd_list(shell_session *s, const shell_value *args)
 {
     const shell_value *pat = NULL;
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     Strata__Master__ListTablesResponse *r = NULL;
     regex_t re;
     int rc = shell_nargs(args, 0, 1);
@@ -422,7 +422,7 @@ static int cmd_list(shell_session *s, const shell_value *args)
         return rc;
     rc = shell_admin(s, &a);
     if (rc == ST_OK)
-        rc = strata_admin_list_tables(a, NULL, &r);
+        rc = admin_rpc_list_tables(a, NULL, &r);
     if (rc == ST_OK) {
         shell_header(s, "TABLE", NULL);
         for (size_t i = 0; i < r->n_table; i++) {
@@ -433,7 +433,7 @@ static int cmd_list(shell_session *s, const shell_value *args)
         shell_footer(s, -1);
     }
     regfree(&re);
-    strata_admin_free_msg(r);
+    admin_rpc_free_msg(r);
     return rc;
 }
 
@@ -524,9 +524,9 @@ static int cmd_alter(shell_session *s, const shell_value *args)
     if (rc == ST_OK && d->table->schema->n_family == 0)
         rc = st_error(ST_INVALID_ARGUMENT, "table %s would have no column family left", t->s);
     if (rc == ST_OK)
-        rc = strata_admin_modify_table(s->admin, d->table->schema);
+        rc = admin_rpc_modify_table(s->admin, d->table->schema);
     uint32_t regions = rc == ST_OK && d->table->has_regions ? d->table->regions : 0;
-    strata_admin_free_msg(d);
+    admin_rpc_free_msg(d);
     if (rc == ST_OK) {
         fprintf(s->out, "Updating all regions with the new schema...\n");
         if (regions)

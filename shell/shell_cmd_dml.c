@@ -547,7 +547,7 @@ static int delete_row_at(shell_session *s, const char *table, strata_mutation_t 
         const char *f = d->table->schema->family[i]->name;
         strata_delete_family(m, f, strlen(f), ts);
     }
-    strata_admin_free_msg(d);
+    admin_rpc_free_msg(d);
     return rc;
 }
 

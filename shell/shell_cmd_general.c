@@ -111,9 +111,9 @@ static void load_name(shell_session *s, const Strata__Admin__RegionLoad *l,
     buf_reset(name);
     if (l->table && (!*cache || !(*cache)->n_location ||
                      strcmp((*cache)->location[0]->region->table, l->table) != 0)) {
-        strata_admin_free_msg(*cache);
+        admin_rpc_free_msg(*cache);
         *cache = NULL;
-        strata_admin_table_regions(s->admin, l->table, cache);
+        admin_rpc_table_regions(s->admin, l->table, cache);
     }
     for (size_t i = 0; *cache && i < (*cache)->n_location; i++)
         if (strcmp((*cache)->location[i]->region->encoded_name, l->encoded_name) == 0) {
@@ -140,7 +140,7 @@ static void print_region_loads(shell_session *s, const Strata__Master__ServerSta
                 (unsigned long long)l->write_requests);
     }
     buf_free(&name);
-    strata_admin_free_msg(cache);
+    admin_rpc_free_msg(cache);
 }
 
 static void status_detailed(shell_session *s, const Strata__Master__GetClusterStatusResponse *r)
@@ -169,7 +169,7 @@ static void status_detailed(shell_session *s, const Strata__Master__GetClusterSt
 static int cmd_status(shell_session *s, const shell_value *args)
 {
     const shell_value *fmt = NULL;
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     Strata__Master__GetClusterStatusResponse *r = NULL;
     int rc = shell_nargs(args, 0, 2);
     if (rc == ST_OK && args->n > 0)
@@ -181,14 +181,14 @@ static int cmd_status(shell_session *s, const shell_value *args)
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
     if (rc == ST_OK)
-        rc = strata_admin_cluster_status(a, &r);
+        rc = admin_rpc_cluster_status(a, &r);
     if (rc == ST_OK && strcmp(f, "summary") == 0)
         status_summary(s, r);
     else if (rc == ST_OK && strcmp(f, "simple") == 0)
         status_simple(s, r);
     else if (rc == ST_OK)
         status_detailed(s, r);
-    strata_admin_free_msg(r);
+    admin_rpc_free_msg(r);
     return rc;
 }
 

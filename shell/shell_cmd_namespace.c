@@ -14,15 +14,15 @@
 /* Whether namespace name exists: ST_OK and *found, or the failure. */
 static int namespace_exists(shell_session *s, const char *name, bool *found)
 {
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     Strata__Master__ListNamespacesResponse *r = NULL;
     *found = false;
     int rc = shell_admin(s, &a);
     if (rc == ST_OK)
-        rc = strata_admin_list_namespaces(a, &r);
+        rc = admin_rpc_list_namespaces(a, &r);
     for (size_t i = 0; rc == ST_OK && i < r->n_name; i++)
         *found |= strcmp(r->name[i], name) == 0;
-    strata_admin_free_msg(r);
+    admin_rpc_free_msg(r);
     return rc;
 }
 
@@ -35,7 +35,7 @@ static int one_name(const shell_value *args, const shell_value **ns)
 static int cmd_create_namespace(shell_session *s, const shell_value *args)
 {
     const shell_value *ns = NULL;
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     int rc = one_name(args, &ns);
     if (rc == ST_OK && args->n == 2 && args->items[1].kind != SHELL_V_HASH)
         rc = st_error(ST_INVALID_ARGUMENT, "%s is not of Hash type",
@@ -45,7 +45,7 @@ static int cmd_create_namespace(shell_session *s, const shell_value *args)
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
     if (rc == ST_OK)
-        rc = strata_admin_create_namespace(a, ns->s);
+        rc = admin_rpc_create_namespace(a, ns->s);
     if (rc == ST_EXISTS)
         rc = st_error(rc, "Namespace %s already exists!", ns->s);
     return rc;
@@ -54,14 +54,14 @@ static int cmd_create_namespace(shell_session *s, const shell_value *args)
 static int cmd_drop_namespace(shell_session *s, const shell_value *args)
 {
     const shell_value *ns = NULL;
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     int rc = shell_nargs(args, 1, 1);
     if (rc == ST_OK)
         rc = shell_str_arg(args, 0, "Namespace name", &ns);
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
     if (rc == ST_OK)
-        rc = strata_admin_delete_namespace(a, ns->s);
+        rc = admin_rpc_delete_namespace(a, ns->s);
     if (rc == ST_NOT_FOUND)
         rc = st_error(rc, "Unknown namespace %s!", ns->s);
     return rc;
@@ -70,7 +70,7 @@ static int cmd_drop_namespace(shell_session *s, const shell_value *args)
 static int cmd_list_namespace(shell_session *s, const shell_value *args)
 {
     const shell_value *pat = NULL;
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     Strata__Master__ListNamespacesResponse *r = NULL;
     regex_t re;
     int rc = shell_nargs(args, 0, 1);
@@ -82,7 +82,7 @@ static int cmd_list_namespace(shell_session *s, const shell_value *args)
         return rc;
     rc = shell_admin(s, &a);
     if (rc == ST_OK)
-        rc = strata_admin_list_namespaces(a, &r);
+        rc = admin_rpc_list_namespaces(a, &r);
     if (rc == ST_OK) {
         shell_header(s, "NAMESPACE", NULL);
         for (size_t i = 0; i < r->n_name; i++)
@@ -91,7 +91,7 @@ static int cmd_list_namespace(shell_session *s, const shell_value *args)
         shell_footer(s, -1);
     }
     regfree(&re);
-    strata_admin_free_msg(r);
+    admin_rpc_free_msg(r);
     return rc;
 }
 
@@ -128,7 +128,7 @@ static int cmd_list_namespace_tables(shell_session *s, const shell_value *args)
     if (rc == ST_OK && !found)
         rc = st_error(ST_NOT_FOUND, "Unknown namespace %s!", ns->s);
     if (rc == ST_OK)
-        rc = strata_admin_list_tables(s->admin, ns->s, &r);
+        rc = admin_rpc_list_tables(s->admin, ns->s, &r);
     if (rc == ST_OK) {
         shell_header(s, "TABLE", NULL);
         for (size_t i = 0; i < r->n_table; i++) {
@@ -137,7 +137,7 @@ static int cmd_list_namespace_tables(shell_session *s, const shell_value *args)
         }
         shell_footer(s, -1);
     }
-    strata_admin_free_msg(r);
+    admin_rpc_free_msg(r);
     return rc;
 }
 

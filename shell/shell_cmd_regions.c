@@ -22,23 +22,23 @@
 
 typedef enum maint_op { OP_FLUSH, OP_COMPACT, OP_MAJOR } maint_op;
 
-static int maint_table(strata_admin *a, maint_op op, const char *t)
+static int maint_table(admin_rpc *a, maint_op op, const char *t)
 {
-    return op == OP_FLUSH ? strata_admin_flush_table(a, t)
-                          : strata_admin_compact_table(a, t, op == OP_MAJOR);
+    return op == OP_FLUSH ? admin_rpc_flush_table(a, t)
+                          : admin_rpc_compact_table(a, t, op == OP_MAJOR);
 }
 
-static int maint_region(strata_admin *a, maint_op op, const char *enc)
+static int maint_region(admin_rpc *a, maint_op op, const char *enc)
 {
-    return op == OP_FLUSH ? strata_admin_flush_region(a, enc)
-                          : strata_admin_compact_region(a, enc, op == OP_MAJOR);
+    return op == OP_FLUSH ? admin_rpc_flush_region(a, enc)
+                          : admin_rpc_compact_region(a, enc, op == OP_MAJOR);
 }
 
 /* A table if the name is one, else a region (HBase tries both). */
 static int maint(shell_session *s, const shell_value *args, maint_op op)
 {
     const shell_value *name = NULL;
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     char enc[256];
     int rc = shell_nargs(args, 1, op == OP_FLUSH ? 1 : 3);
     if (rc == ST_OK)
@@ -51,7 +51,7 @@ static int maint(shell_session *s, const shell_value *args, maint_op op)
     if (rc != ST_OK)
         return rc;
     bool full_region = strchr(name->s, ',') != NULL;
-    if (!full_region && strata_admin_check_table_name(name->s) == ST_OK) {
+    if (!full_region && admin_rpc_check_table_name(name->s) == ST_OK) {
         rc = maint_table(a, op, name->s);
         if (rc != ST_NOT_FOUND)
             return rc;
@@ -99,7 +99,7 @@ static int unknown_region(int rc, const char *enc)
 static int cmd_move(shell_session *s, const shell_value *args)
 {
     const shell_value *dest = NULL;
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     char enc[256];
     int rc = shell_nargs(args, 1, 2);
     if (rc == ST_OK)
@@ -109,13 +109,13 @@ static int cmd_move(shell_session *s, const shell_value *args)
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
     if (rc == ST_OK)
-        rc = unknown_region(strata_admin_move(a, enc, dest ? dest->s : NULL, NULL), enc);
+        rc = unknown_region(admin_rpc_move(a, enc, dest ? dest->s : NULL, NULL), enc);
     return rc;
 }
 
 static int cmd_assign(shell_session *s, const shell_value *args)
 {
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     char enc[256];
     int rc = shell_nargs(args, 1, 1);
     if (rc == ST_OK)
@@ -123,13 +123,13 @@ static int cmd_assign(shell_session *s, const shell_value *args)
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
     if (rc == ST_OK)
-        rc = unknown_region(strata_admin_assign(a, enc, NULL), enc);
+        rc = unknown_region(admin_rpc_assign(a, enc, NULL), enc);
     return rc;
 }
 
 static int cmd_unassign(shell_session *s, const shell_value *args)
 {
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     char enc[256];
     bool force = false;
     int rc = shell_nargs(args, 1, 2);
@@ -140,7 +140,7 @@ static int cmd_unassign(shell_session *s, const shell_value *args)
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
     if (rc == ST_OK)
-        rc = unknown_region(strata_admin_unassign(a, enc), enc);
+        rc = unknown_region(admin_rpc_unassign(a, enc), enc);
     return rc;
 }
 
@@ -278,9 +278,9 @@ static int fill_regions(shell_session *s, const char *table, const char *prefix,
 {
     Strata__Master__GetTableRegionsResponse *r = NULL;
     Strata__Master__GetClusterStatusResponse *st = NULL;
-    int rc = strata_admin_table_regions(s->admin, table, &r);
+    int rc = admin_rpc_table_regions(s->admin, table, &r);
     if (rc == ST_OK)
-        rc = strata_admin_cluster_status(s->admin, &st);
+        rc = admin_rpc_cluster_status(s->admin, &st);
     for (size_t i = 0; rc == ST_OK && i < r->n_location; i++) {
         const Strata__Master__RegionLocation *l = r->location[i];
         if (!l->server) {
@@ -298,8 +298,8 @@ static int fill_regions(shell_session *s, const char *table, const char *prefix,
         if (!prefix || strncmp(sn, prefix, strlen(prefix)) == 0)
             rc = add_row(t, l, find_load(st, l->region->encoded_name));
     }
-    strata_admin_free_msg(r);
-    strata_admin_free_msg(st);
+    admin_rpc_free_msg(r);
+    admin_rpc_free_msg(st);
     return rc;
 }
 
@@ -322,7 +322,7 @@ static int cmd_list_regions(shell_session *s, const shell_value *args)
         rc = st_error(rc, "Unknown table %s!", t->s);
     if (rc == ST_OK && d->table->state != STRATA__MASTER__TABLE_STATE__ENABLED)
         rc = st_error(ST_INVALID_ARGUMENT, "Table %s must be enabled.", t->s);
-    strata_admin_free_msg(d);
+    admin_rpc_free_msg(d);
     if (rc == ST_OK)
         rc = fill_regions(s, t->s, prefix, &rt);
     if (rc == ST_OK)
@@ -338,20 +338,20 @@ static int cmd_list_regions(shell_session *s, const shell_value *args)
 static int locate(shell_session *s, const char *table, const buf_t *row,
                   Strata__Master__LocateRegionResponse **out)
 {
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     Strata__Master__LocateRegionRequest req = STRATA__MASTER__LOCATE_REGION_REQUEST__INIT;
     req.table = (char *)table;
     req.row.data = row->data;
     req.row.len = row->len;
     req.has_prefetch = 1;
     req.prefetch = 0;
-    int rc = strata_admin_check_table_name(table);
+    int rc = admin_rpc_check_table_name(table);
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
     if (rc == ST_OK)
-        rc = strata_admin_call(a, "LocateRegion", &req.base,
-                               &strata__master__locate_region_response__descriptor, 0,
-                               (ProtobufCMessage **)out);
+        rc = admin_rpc_call(a, "LocateRegion", &req.base,
+                            &strata__master__locate_region_response__descriptor, 0,
+                            (ProtobufCMessage **)out);
     if (rc == ST_NOT_FOUND)
         rc = st_error(rc, "Unknown table %s!", table);
     if (rc == ST_OK && (*out)->n_location == 0)
@@ -394,7 +394,7 @@ static int cmd_locate_region(shell_session *s, const shell_value *args)
         free(sk);
         free(ek);
     }
-    strata_admin_free_msg(r);
+    admin_rpc_free_msg(r);
     buf_free(&row);
     buf_free(&name);
     return rc;

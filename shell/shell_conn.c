@@ -26,10 +26,10 @@ static const char *parent_of(const shell_session *s)
 static int first_contact(shell_session *s)
 {
     Strata__Master__ListNamespacesResponse *r = NULL;
-    strata_admin_set_timeout_ms(s->admin, s->cfg.connect_timeout_ms);
-    int rc = strata_admin_list_namespaces(s->admin, &r);
-    strata_admin_free_msg(r);
-    strata_admin_set_timeout_ms(s->admin, s->cfg.admin_timeout_ms);
+    admin_rpc_set_timeout_ms(s->admin, s->cfg.connect_timeout_ms);
+    int rc = admin_rpc_list_namespaces(s->admin, &r);
+    admin_rpc_free_msg(r);
+    admin_rpc_set_timeout_ms(s->admin, s->cfg.admin_timeout_ms);
     if (rc != ST_OK) {
         char why[1200];
         snprintf(why, sizeof(why), "%s", st_errmsg());
@@ -40,7 +40,7 @@ static int first_contact(shell_session *s)
     return ST_OK;
 }
 
-int shell_admin(shell_session *s, strata_admin **out)
+int shell_admin(shell_session *s, admin_rpc **out)
 {
     *out = NULL;
     if (!s->cfg.quorum || !s->cfg.quorum[0])
@@ -48,7 +48,7 @@ int shell_admin(shell_session *s, strata_admin **out)
                         "no cluster given: use --zk.quorum HOST:PORT, --dir CLUSTER_DIR, "
                         "STRATA_ZK_QUORUM or zk.quorum in --config FILE");
     if (!s->admin) {
-        int rc = strata_admin_open(s->cfg.quorum, parent_of(s), &s->admin);
+        int rc = admin_rpc_open(s->cfg.quorum, parent_of(s), &s->admin);
         if (rc != ST_OK)
             return rc;
     }
@@ -86,21 +86,21 @@ static int open_client(shell_session *s)
 static int check_enabled(shell_session *s, const char *name)
 {
     Strata__Master__DescribeTableResponse *d = NULL;
-    int rc = strata_admin_describe_table(s->admin, name, &d);
+    int rc = admin_rpc_describe_table(s->admin, name, &d);
     if (rc == ST_NOT_FOUND)
         rc = st_error(rc, "Unknown table %s!", name);
     else if (rc == ST_OK && (d->table->state == STRATA__MASTER__TABLE_STATE__DISABLED ||
                              d->table->state == STRATA__MASTER__TABLE_STATE__DISABLING))
         rc = st_error(ST_NOT_SERVING, "%s is disabled.", name);
-    strata_admin_free_msg(d);
+    admin_rpc_free_msg(d);
     return rc;
 }
 
 int shell_table(shell_session *s, const char *name, strata_table_t **out)
 {
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     *out = NULL;
-    int rc = strata_admin_check_table_name(name);
+    int rc = admin_rpc_check_table_name(name);
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
     if (rc == ST_OK)
@@ -120,13 +120,13 @@ const char *shell_display_name(const char *qualified)
 
 int shell_describe(shell_session *s, const char *table, Strata__Master__DescribeTableResponse **out)
 {
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     *out = NULL;
-    int rc = strata_admin_check_table_name(table);
+    int rc = admin_rpc_check_table_name(table);
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
     if (rc == ST_OK)
-        rc = strata_admin_describe_table(a, table, out);
+        rc = admin_rpc_describe_table(a, table, out);
     if (rc == ST_NOT_FOUND)
         return st_error(ST_NOT_FOUND, "table %s does not exist", table);
     return rc;
@@ -147,7 +147,7 @@ static int unknown_family(shell_session *s, const char *table)
         }
     }
     buf_append_u8(&names, '\0');
-    strata_admin_free_msg(d);
+    admin_rpc_free_msg(d);
     int rc = st_error(ST_UNKNOWN_FAMILY, "Unknown column family! Valid column names: %s",
                       names.data ? (char *)names.data : "");
     buf_free(&names);

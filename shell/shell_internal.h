@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "client/admin.h"
+#include "client/admin_rpc.h"
 #include "client/strata.h"
 #include "common/buf.h"
 #include "shell/shell.h"
@@ -35,8 +35,8 @@ struct shell_session {
     shell_config cfg; /* strings owned */
     FILE *out;
     FILE *err;
-    int width;           /* terminal columns; 0 when stdout is not a terminal */
-    strata_admin *admin; /* NULL until first needed */
+    int width;        /* terminal columns; 0 when stdout is not a terminal */
+    admin_rpc *admin; /* NULL until first needed */
     strata_client_t *client;
     bool contacted;    /* the first contact succeeded */
     unsigned rows;     /* rows printed since the last header */
@@ -104,7 +104,7 @@ int shell_check_keys(const shell_value *hash, const char *const *allowed, const 
 /* ---- cluster (shell_conn.c) ---- */
 
 /* The admin handle, opened and checked on first use (see shell.h). */
-int shell_admin(shell_session *s, strata_admin **out);
+int shell_admin(shell_session *s, admin_rpc **out);
 /* A handle on table name (close with strata_table_close). */
 int shell_table(shell_session *s, const char *name, strata_table_t **out);
 /* The name as HBase prints it: "t" for "default:t", else unchanged. */

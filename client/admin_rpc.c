@@ -1,12 +1,12 @@
 /*
- * admin.c - strata_admin: MasterService calls through the master link (contract in
- * admin.h). Each typed call checks its arguments, fills its request, calls, and on
+ * admin_rpc.c - admin_rpc: MasterService calls through the master link (contract in
+ * admin_rpc.h). Each typed call checks its arguments, fills its request, calls, and on
  * failure prefixes the message with what was asked ("disable table users: ...").
  *
  * Thread-safety: the handle is immutable after open except its timeout (a plain int64
  * read by the calls; set it before sharing the handle); the link is thread-safe.
  */
-#include "client/admin.h"
+#include "client/admin_rpc.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -17,19 +17,19 @@
 #include "common/rpc/rpc_header.h"
 #include "common/status.h"
 
-struct strata_admin {
+struct admin_rpc {
     master_link *link;
     int64_t timeout_ms;
 };
 
 /* ---- handle ---- */
 
-int strata_admin_open(const char *quorum, const char *parent, strata_admin **out)
+int admin_rpc_open(const char *quorum, const char *parent, admin_rpc **out)
 {
     if (!out)
         return st_error(ST_INVALID_ARGUMENT, "admin: open needs an output pointer");
     *out = NULL;
-    strata_admin *a = calloc(1, sizeof(*a));
+    admin_rpc *a = calloc(1, sizeof(*a));
     if (!a)
         return st_error(ST_NOMEM, "admin: out of memory");
     int rc = master_link_open(quorum, parent, 0, &a->link);
@@ -37,12 +37,12 @@ int strata_admin_open(const char *quorum, const char *parent, strata_admin **out
         free(a);
         return rc;
     }
-    a->timeout_ms = STRATA_ADMIN_DEFAULT_TIMEOUT_MS;
+    a->timeout_ms = ADMIN_RPC_DEFAULT_TIMEOUT_MS;
     *out = a;
     return ST_OK;
 }
 
-void strata_admin_close(strata_admin *a)
+void admin_rpc_close(admin_rpc *a)
 {
     if (!a)
         return;
@@ -50,18 +50,18 @@ void strata_admin_close(strata_admin *a)
     free(a);
 }
 
-void strata_admin_set_timeout_ms(strata_admin *a, int64_t ms)
+void admin_rpc_set_timeout_ms(admin_rpc *a, int64_t ms)
 {
-    a->timeout_ms = ms > 0 ? ms : STRATA_ADMIN_DEFAULT_TIMEOUT_MS;
+    a->timeout_ms = ms > 0 ? ms : ADMIN_RPC_DEFAULT_TIMEOUT_MS;
 }
 
-void strata_admin_free_msg(void *msg)
+void admin_rpc_free_msg(void *msg)
 {
     if (msg)
         protobuf_c_message_free_unpacked(msg, NULL);
 }
 
-int strata_admin_active_master(strata_admin *a, server_name *out, uint32_t *http_port)
+int admin_rpc_active_master(admin_rpc *a, server_name *out, uint32_t *http_port)
 {
     if (!a || !out)
         return st_error(ST_INVALID_ARGUMENT, "admin: active master needs a handle and an output");
@@ -76,9 +76,9 @@ static int fail(int rc, const char *what)
     return st_error(rc, "%s: %s", what, msg);
 }
 
-int strata_admin_call(strata_admin *a, const char *method, const ProtobufCMessage *req,
-                      const ProtobufCMessageDescriptor *resp_desc, int64_t timeout_ms,
-                      ProtobufCMessage **resp)
+int admin_rpc_call(admin_rpc *a, const char *method, const ProtobufCMessage *req,
+                   const ProtobufCMessageDescriptor *resp_desc, int64_t timeout_ms,
+                   ProtobufCMessage **resp)
 {
     if (resp)
         *resp = NULL;
@@ -98,7 +98,7 @@ int strata_admin_call(strata_admin *a, const char *method, const ProtobufCMessag
 }
 
 /* A typed call: what names it in a failure; resp NULL drops the answer. */
-static int call(strata_admin *a, const char *what, const char *method, const ProtobufCMessage *req,
+static int call(admin_rpc *a, const char *what, const char *method, const ProtobufCMessage *req,
                 const ProtobufCMessageDescriptor *desc, ProtobufCMessage **resp)
 {
     ProtobufCMessage *r = NULL;
@@ -114,7 +114,7 @@ static int call(strata_admin *a, const char *what, const char *method, const Pro
 
 /* ---- argument checks ---- */
 
-static int check_handle(const strata_admin *a, const char *op)
+static int check_handle(const admin_rpc *a, const char *op)
 {
     return a ? ST_OK : st_error(ST_INVALID_ARGUMENT, "admin: %s without a handle", op);
 }
@@ -134,7 +134,7 @@ static int check_part(const char *p, size_t n, bool is_ns, const char *name)
     return ST_OK;
 }
 
-int strata_admin_check_table_name(const char *name)
+int admin_rpc_check_table_name(const char *name)
 {
     if (!name || !name[0])
         return st_error(ST_INVALID_ARGUMENT, "no table name given");
@@ -172,7 +172,7 @@ static int check_schema(const Strata__Admin__TableSchema *s)
 {
     if (!s)
         return st_error(ST_INVALID_ARGUMENT, "no table schema given");
-    int rc = strata_admin_check_table_name(s->name);
+    int rc = admin_rpc_check_table_name(s->name);
     if (rc == ST_OK && s->n_family == 0)
         rc = st_error(ST_INVALID_ARGUMENT, "table %s: no column family", s->name);
     for (size_t i = 0; rc == ST_OK && i < s->n_family; i++) {
@@ -218,7 +218,7 @@ static int check_region(const char *encoded_name, const char *op)
 
 /* ---- schemas ---- */
 
-void strata_admin_schema_free(Strata__Admin__TableSchema *s)
+void admin_rpc_schema_free(Strata__Admin__TableSchema *s)
 {
     if (!s)
         return;
@@ -249,13 +249,12 @@ static int add_family(Strata__Admin__TableSchema *s, const char *name, size_t le
     return ST_OK;
 }
 
-int strata_admin_schema_new(const char *table, const char *families,
-                            Strata__Admin__TableSchema **out)
+int admin_rpc_schema_new(const char *table, const char *families, Strata__Admin__TableSchema **out)
 {
     if (!out)
         return st_error(ST_INVALID_ARGUMENT, "admin: schema needs an output pointer");
     *out = NULL;
-    int rc = strata_admin_check_table_name(table);
+    int rc = admin_rpc_check_table_name(table);
     if (rc != ST_OK)
         return rc;
     Strata__Admin__TableSchema *s = calloc(1, sizeof(*s));
@@ -272,7 +271,7 @@ int strata_admin_schema_new(const char *table, const char *families,
     if (rc == ST_OK)
         rc = check_schema(s);
     if (rc != ST_OK) {
-        strata_admin_schema_free(s);
+        admin_rpc_schema_free(s);
         return rc;
     }
     *out = s;
@@ -281,8 +280,8 @@ int strata_admin_schema_new(const char *table, const char *families,
 
 /* ---- tables ---- */
 
-int strata_admin_create_table(strata_admin *a, const Strata__Admin__TableSchema *schema,
-                              const ProtobufCBinaryData *split_keys, size_t n_split_keys)
+int admin_rpc_create_table(admin_rpc *a, const Strata__Admin__TableSchema *schema,
+                           const ProtobufCBinaryData *split_keys, size_t n_split_keys)
 {
     Strata__Master__CreateTableRequest req = STRATA__MASTER__CREATE_TABLE_REQUEST__INIT;
     char what[320];
@@ -301,8 +300,8 @@ int strata_admin_create_table(strata_admin *a, const Strata__Admin__TableSchema 
                 &strata__master__create_table_response__descriptor, NULL);
 }
 
-int strata_admin_create_table_presplit(strata_admin *a, const Strata__Admin__TableSchema *schema,
-                                       uint32_t num_regions, const char *split_algo)
+int admin_rpc_create_table_presplit(admin_rpc *a, const Strata__Admin__TableSchema *schema,
+                                    uint32_t num_regions, const char *split_algo)
 {
     Strata__Master__CreateTableRequest req = STRATA__MASTER__CREATE_TABLE_REQUEST__INIT;
     char what[320];
@@ -329,7 +328,7 @@ int strata_admin_create_table_presplit(strata_admin *a, const Strata__Admin__Tab
                 &strata__master__create_table_response__descriptor, NULL);
 }
 
-int strata_admin_modify_table(strata_admin *a, const Strata__Admin__TableSchema *schema)
+int admin_rpc_modify_table(admin_rpc *a, const Strata__Admin__TableSchema *schema)
 {
     Strata__Master__ModifyTableRequest req = STRATA__MASTER__MODIFY_TABLE_REQUEST__INIT;
     char what[320];
@@ -346,21 +345,21 @@ int strata_admin_modify_table(strata_admin *a, const Strata__Admin__TableSchema 
 
 /* A call naming one table: checks the handle and the name, then calls with req (each
  * caller fills its own request message). */
-static int table_call(strata_admin *a, const char *op, const char *table, const char *method,
+static int table_call(admin_rpc *a, const char *op, const char *table, const char *method,
                       ProtobufCMessage *req, const ProtobufCMessageDescriptor *desc,
                       ProtobufCMessage **resp)
 {
     char what[320];
     int rc = check_handle(a, op);
     if (rc == ST_OK)
-        rc = strata_admin_check_table_name(table);
+        rc = admin_rpc_check_table_name(table);
     if (rc != ST_OK)
         return rc;
     snprintf(what, sizeof(what), "%s %s", op, table);
     return call(a, what, method, req, desc, resp);
 }
 
-int strata_admin_delete_table(strata_admin *a, const char *table)
+int admin_rpc_delete_table(admin_rpc *a, const char *table)
 {
     Strata__Master__DeleteTableRequest req = STRATA__MASTER__DELETE_TABLE_REQUEST__INIT;
     req.table = (char *)table;
@@ -368,7 +367,7 @@ int strata_admin_delete_table(strata_admin *a, const char *table)
                       &strata__master__delete_table_response__descriptor, NULL);
 }
 
-int strata_admin_enable_table(strata_admin *a, const char *table)
+int admin_rpc_enable_table(admin_rpc *a, const char *table)
 {
     Strata__Master__EnableTableRequest req = STRATA__MASTER__ENABLE_TABLE_REQUEST__INIT;
     req.table = (char *)table;
@@ -376,7 +375,7 @@ int strata_admin_enable_table(strata_admin *a, const char *table)
                       &strata__master__enable_table_response__descriptor, NULL);
 }
 
-int strata_admin_disable_table(strata_admin *a, const char *table)
+int admin_rpc_disable_table(admin_rpc *a, const char *table)
 {
     Strata__Master__DisableTableRequest req = STRATA__MASTER__DISABLE_TABLE_REQUEST__INIT;
     req.table = (char *)table;
@@ -384,7 +383,7 @@ int strata_admin_disable_table(strata_admin *a, const char *table)
                       &strata__master__disable_table_response__descriptor, NULL);
 }
 
-int strata_admin_truncate_table(strata_admin *a, const char *table, bool preserve_splits)
+int admin_rpc_truncate_table(admin_rpc *a, const char *table, bool preserve_splits)
 {
     Strata__Master__TruncateTableRequest req = STRATA__MASTER__TRUNCATE_TABLE_REQUEST__INIT;
     req.table = (char *)table;
@@ -394,8 +393,8 @@ int strata_admin_truncate_table(strata_admin *a, const char *table, bool preserv
                       &strata__master__truncate_table_response__descriptor, NULL);
 }
 
-int strata_admin_describe_table(strata_admin *a, const char *table,
-                                Strata__Master__DescribeTableResponse **out)
+int admin_rpc_describe_table(admin_rpc *a, const char *table,
+                             Strata__Master__DescribeTableResponse **out)
 {
     Strata__Master__DescribeTableRequest req = STRATA__MASTER__DESCRIBE_TABLE_REQUEST__INIT;
     if (!out)
@@ -407,8 +406,8 @@ int strata_admin_describe_table(strata_admin *a, const char *table,
                       (ProtobufCMessage **)out);
 }
 
-int strata_admin_table_regions(strata_admin *a, const char *table,
-                               Strata__Master__GetTableRegionsResponse **out)
+int admin_rpc_table_regions(admin_rpc *a, const char *table,
+                            Strata__Master__GetTableRegionsResponse **out)
 {
     Strata__Master__GetTableRegionsRequest req = STRATA__MASTER__GET_TABLE_REGIONS_REQUEST__INIT;
     if (!out)
@@ -420,8 +419,7 @@ int strata_admin_table_regions(strata_admin *a, const char *table,
                       (ProtobufCMessage **)out);
 }
 
-int strata_admin_list_tables(strata_admin *a, const char *ns,
-                             Strata__Master__ListTablesResponse **out)
+int admin_rpc_list_tables(admin_rpc *a, const char *ns, Strata__Master__ListTablesResponse **out)
 {
     Strata__Master__ListTablesRequest req = STRATA__MASTER__LIST_TABLES_REQUEST__INIT;
     char what[320];
@@ -441,7 +439,7 @@ int strata_admin_list_tables(strata_admin *a, const char *ns,
 
 /* ---- namespaces ---- */
 
-static int namespace_call(strata_admin *a, const char *op, const char *name, const char *method,
+static int namespace_call(admin_rpc *a, const char *op, const char *name, const char *method,
                           ProtobufCMessage *req, const ProtobufCMessageDescriptor *desc)
 {
     char what[320];
@@ -454,7 +452,7 @@ static int namespace_call(strata_admin *a, const char *op, const char *name, con
     return call(a, what, method, req, desc, NULL);
 }
 
-int strata_admin_create_namespace(strata_admin *a, const char *name)
+int admin_rpc_create_namespace(admin_rpc *a, const char *name)
 {
     Strata__Master__CreateNamespaceRequest req = STRATA__MASTER__CREATE_NAMESPACE_REQUEST__INIT;
     req.name = (char *)name;
@@ -462,7 +460,7 @@ int strata_admin_create_namespace(strata_admin *a, const char *name)
                           &strata__master__create_namespace_response__descriptor);
 }
 
-int strata_admin_delete_namespace(strata_admin *a, const char *name)
+int admin_rpc_delete_namespace(admin_rpc *a, const char *name)
 {
     Strata__Master__DeleteNamespaceRequest req = STRATA__MASTER__DELETE_NAMESPACE_REQUEST__INIT;
     req.name = (char *)name;
@@ -470,7 +468,7 @@ int strata_admin_delete_namespace(strata_admin *a, const char *name)
                           &strata__master__delete_namespace_response__descriptor);
 }
 
-int strata_admin_list_namespaces(strata_admin *a, Strata__Master__ListNamespacesResponse **out)
+int admin_rpc_list_namespaces(admin_rpc *a, Strata__Master__ListNamespacesResponse **out)
 {
     Strata__Master__ListNamespacesRequest req = STRATA__MASTER__LIST_NAMESPACES_REQUEST__INIT;
     if (!out)
@@ -514,7 +512,7 @@ static int check_dest(const char *dest)
     return ST_OK;
 }
 
-int strata_admin_move(strata_admin *a, const char *encoded_name, const char *dest, server_name *to)
+int admin_rpc_move(admin_rpc *a, const char *encoded_name, const char *dest, server_name *to)
 {
     Strata__Master__MoveRegionRequest req = STRATA__MASTER__MOVE_REGION_REQUEST__INIT;
     Strata__Master__MoveRegionResponse *resp = NULL;
@@ -533,11 +531,11 @@ int strata_admin_move(strata_admin *a, const char *encoded_name, const char *des
               &strata__master__move_region_response__descriptor, (ProtobufCMessage **)&resp);
     if (rc == ST_OK)
         take_server(resp->server, to);
-    strata_admin_free_msg(resp);
+    admin_rpc_free_msg(resp);
     return rc;
 }
 
-int strata_admin_assign(strata_admin *a, const char *encoded_name, server_name *to)
+int admin_rpc_assign(admin_rpc *a, const char *encoded_name, server_name *to)
 {
     Strata__Master__AssignRegionRequest req = STRATA__MASTER__ASSIGN_REGION_REQUEST__INIT;
     Strata__Master__AssignRegionResponse *resp = NULL;
@@ -553,11 +551,11 @@ int strata_admin_assign(strata_admin *a, const char *encoded_name, server_name *
               &strata__master__assign_region_response__descriptor, (ProtobufCMessage **)&resp);
     if (rc == ST_OK)
         take_server(resp->server, to);
-    strata_admin_free_msg(resp);
+    admin_rpc_free_msg(resp);
     return rc;
 }
 
-int strata_admin_unassign(strata_admin *a, const char *encoded_name)
+int admin_rpc_unassign(admin_rpc *a, const char *encoded_name)
 {
     Strata__Master__UnassignRegionRequest req = STRATA__MASTER__UNASSIGN_REGION_REQUEST__INIT;
     char what[320];
@@ -572,7 +570,7 @@ int strata_admin_unassign(strata_admin *a, const char *encoded_name)
                 &strata__master__unassign_region_response__descriptor, NULL);
 }
 
-int strata_admin_flush_table(strata_admin *a, const char *table)
+int admin_rpc_flush_table(admin_rpc *a, const char *table)
 {
     Strata__Master__FlushRequest req = STRATA__MASTER__FLUSH_REQUEST__INIT;
     req.table = (char *)table;
@@ -580,7 +578,7 @@ int strata_admin_flush_table(strata_admin *a, const char *table)
                       &strata__master__flush_response__descriptor, NULL);
 }
 
-int strata_admin_flush_region(strata_admin *a, const char *encoded_name)
+int admin_rpc_flush_region(admin_rpc *a, const char *encoded_name)
 {
     Strata__Master__FlushRequest req = STRATA__MASTER__FLUSH_REQUEST__INIT;
     char what[320];
@@ -595,7 +593,7 @@ int strata_admin_flush_region(strata_admin *a, const char *encoded_name)
                 &strata__master__flush_response__descriptor, NULL);
 }
 
-int strata_admin_compact_table(strata_admin *a, const char *table, bool major)
+int admin_rpc_compact_table(admin_rpc *a, const char *table, bool major)
 {
     Strata__Master__CompactRequest req = STRATA__MASTER__COMPACT_REQUEST__INIT;
     req.table = (char *)table;
@@ -606,7 +604,7 @@ int strata_admin_compact_table(strata_admin *a, const char *table, bool major)
                       &strata__master__compact_response__descriptor, NULL);
 }
 
-int strata_admin_compact_region(strata_admin *a, const char *encoded_name, bool major)
+int admin_rpc_compact_region(admin_rpc *a, const char *encoded_name, bool major)
 {
     Strata__Master__CompactRequest req = STRATA__MASTER__COMPACT_REQUEST__INIT;
     char what[320];
@@ -625,7 +623,7 @@ int strata_admin_compact_region(strata_admin *a, const char *encoded_name, bool 
 
 /* ---- cluster ---- */
 
-int strata_admin_cluster_status(strata_admin *a, Strata__Master__GetClusterStatusResponse **out)
+int admin_rpc_cluster_status(admin_rpc *a, Strata__Master__GetClusterStatusResponse **out)
 {
     Strata__Master__GetClusterStatusRequest req = STRATA__MASTER__GET_CLUSTER_STATUS_REQUEST__INIT;
     if (!out)

@@ -18,10 +18,10 @@
 #include "client/location_cache.h"
 #include "client/locator.h"
 #include "client/retry.h"
-#include "client/strata.h"
 #include "common/buf.h"
 #include "common/proto/client.pb-c.h"
 #include "common/rpc/rpc_client.h"
+#include "strata/strata.h"
 
 #define CLIENT_DEFAULT_OPERATION_TIMEOUT_MS 60000
 #define CLIENT_DEFAULT_RPC_TIMEOUT_MS 10000

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/strata.h"
+#include "strata/strata.h"
 
 /* Prints the message, frees it and returns 1 if a call failed. */
 static int failed(const char *what, char **err)

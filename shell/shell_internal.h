@@ -26,10 +26,10 @@
 #include <stdio.h>
 
 #include "client/admin_rpc.h"
-#include "client/strata.h"
 #include "common/buf.h"
 #include "shell/shell.h"
 #include "shell/shell_parse.h"
+#include "strata/strata.h"
 
 struct shell_session {
     shell_config cfg; /* strings owned */

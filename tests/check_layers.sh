@@ -40,6 +40,8 @@ for dir in "${!allowed[@]}"; do
       hdir="$(dirname "$inc")"
       # a header next to the file (public headers include each other by bare name)
       [ "$hdir" = "." ] && hdir="$dir"
+      # the public headers are on the include path as client/include: "strata/strata.h"
+      [ "$hdir" = "strata" ] && hdir="client/include/strata"
       if [ "$hdir" = "$dir" ]; then
         continue
       fi

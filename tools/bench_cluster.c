@@ -34,17 +34,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-
-#include "client/admin_rpc.h"
 #include <time.h>
 #include <unistd.h>
 
-#include "client/strata.h"
+#include "client/admin_rpc.h"
 #include "common/clock.h"
 #include "common/fileio.h"
 #include "common/proto/admin.pb-c.h"
 #include "common/rpc/rpc_client.h"
 #include "common/status.h"
+#include "strata/strata.h"
 #include "tools/bench_redis.h"
 #include "tools/tools.h"
 

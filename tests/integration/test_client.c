@@ -1,5 +1,5 @@
 /*
- * test_client.c - the C client (client/strata.h) against two real `strata regionserver`
+ * test_client.c - the C client (strata/strata.h) against two real `strata regionserver`
  * processes on loopback sharing one root directory. Table "t" (families f and g) is split
  * into four regions at "g", "n", "t", placed r1, r3 on server 0 and r2, r4 on server 1 by
  * AdminService.OpenRegion, and found through a region location file.
@@ -37,11 +37,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "client/strata.h"
 #include "common/clock.h"
 #include "common/proto/admin.pb-c.h"
 #include "common/rpc/rpc_client.h"
 #include "common/status.h"
+#include "strata/strata.h"
 #include "tests/support/testutil.h"
 
 #define NSERVERS 2

@@ -1,7 +1,7 @@
 /*
  * test_cluster.c - the cluster as a whole (docs/master.md): real ZooKeeper, masters and
  * region servers started by `strata cluster` (tests/support/cluster.h), driven through the
- * admin API (client/admin_rpc.h) and the client (client/strata.h) with the master-backed
+ * admin API (client/admin_rpc.h) and the client (strata/strata.h) with the master-backed
  * locator.
  *
  * Tests:
@@ -46,7 +46,6 @@
 #include <unistd.h>
 
 #include "client/admin_rpc.h"
-#include "client/strata.h"
 #include "common/clock.h"
 #include "common/proto/admin.pb-c.h"
 #include "common/proto/master.pb-c.h"
@@ -54,6 +53,7 @@
 #include "common/server_name.h"
 #include "common/status.h"
 #include "common/zk/zk.h"
+#include "strata/strata.h"
 #include "tests/support/cluster.h"
 
 #define SESSION_MS 4000

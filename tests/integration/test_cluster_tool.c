@@ -26,9 +26,9 @@
 #include <string.h>
 
 #include "client/admin_rpc.h"
-#include "client/strata.h"
 #include "common/clock.h"
 #include "common/status.h"
+#include "strata/strata.h"
 #include "tests/support/cluster.h"
 
 #define WAIT_MS 30000

@@ -2,7 +2,7 @@
  * test_http.c - the HTTP endpoints of masters and region servers (docs/http.md) on a real
  * cluster (tests/support/cluster.h: ZooKeeper, 2 masters, 2 region servers), after a table
  * was created and flushed through client/admin_rpc.h and rows written and read through
- * client/strata.h. Requests
+ * strata/strata.h. Requests
  * go through a plain-socket HTTP/1.1 client (tests/support/http_client.h).
  *
  * Tests:
@@ -42,12 +42,12 @@
 #include <unistd.h>
 
 #include "client/admin_rpc.h"
-#include "client/strata.h"
 #include "common/buf.h"
 #include "common/clock.h"
 #include "common/server_name.h"
 #include "common/status.h"
 #include "common/zk/zk.h"
+#include "strata/strata.h"
 #include "tests/support/cluster.h"
 #include "tests/support/http_client.h"
 

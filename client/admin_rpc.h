@@ -2,8 +2,9 @@
  * admin_rpc.h - cluster administration through the active master at the protocol level
  * (MasterService, common/proto/master.proto; service: docs/master.md): tables,
  * namespaces, region assignment, flushes and compactions, cluster status, with the
- * protobuf-c messages as they travel. Prefix admin_rpc_: the in-tree shell, tools and
- * tests use it.
+ * protobuf-c messages as they travel. It is the implementation under the public
+ * strata/admin.h (client/admin.c), and the API of the in-tree tools and tests that need
+ * the messages themselves; applications use strata/admin.h.
  *
  * An admin_rpc handle finds the active master through ZooKeeper (<parent>/master) and follows
  * a master change: a call that meets an unreachable master or a backup (ST_CONNECTION,

@@ -1,6 +1,7 @@
 /*
  * strata.h - the Strata C client, libstrata: the public data API (tables, rows, cells,
- * scans, batches, the buffered mutator) and its error contract.
+ * scans, batches, the buffered mutator) and the error contract it shares with
+ * strata/admin.h (administration).
  *
  * Modelled on LevelDB's C API: every object is an opaque handle made by a *_create or
  * *_open function and given back with the matching *_destroy / *_close; byte strings
@@ -39,7 +40,7 @@
  * asks the cluster's active master (MasterService.LocateRegion, prefetching the next 8
  * regions; GetTableRegions for scans) and caches the answers; without one it reads a
  * region location file or a fixed list given in code. Administration - tables,
- * namespaces, moves, flushes, cluster status - is client/admin_rpc.h (admin_rpc_open with
+ * namespaces, moves, flushes, cluster status - is strata/admin.h (strata_admin_open with
  * the same quorum); `strata cluster` starts a local cluster to try both on
  * (docs/cluster.md).
  *
@@ -58,7 +59,8 @@ extern "C" {
 #endif
 
 #define STRATA_LATEST_TIMESTAMP INT64_MAX /* put: the server assigns; delete: newest */
-/* The parent znode of a cluster when none is given (strata_options_set_zk_parent). */
+/* The parent znode of a cluster when none is given (strata_options_set_zk_parent,
+ * strata_admin_open). */
 #define STRATA_DEFAULT_ZK_PARENT "/strata"
 
 /* ---- errors ----
@@ -150,13 +152,14 @@ void strata_free(void *ptr);
 strata_options_t *strata_options_create(void);
 void strata_options_destroy(strata_options_t *o);
 /* Region locations from the cluster's active master, found through ZooKeeper: quorum
- * "host:port[,host:port...]" and the parent znode of the cluster (default "/strata"). The
+ * "host:port[,host:port...]" and the parent znode of the cluster (NULL or "":
+ * STRATA_DEFAULT_ZK_PARENT). The
  * client asks the master where a row's region is (with the next 8 regions, cached at
  * once) and where all of a table's regions are (scans); it follows a master change
- * (re-reading <parent>/master on a connection error or a backup's ST_NOT_SERVING, for up
+ * (re-reading <parent>/master on a connection error or a backup's refusal, for up
  * to 30 s per lookup). Reads and writes go to the region servers only. A quorum takes
  * precedence over a locator file and a fixed list. Administration (create a table ...)
- * is client/admin_rpc.h. */
+ * is strata/admin.h. */
 void strata_options_set_zk_quorum(strata_options_t *o, const char *quorum);
 void strata_options_set_zk_parent(strata_options_t *o, const char *parent);
 /* Region locations from a text file: lines `table encoded_name start_hex end_hex

@@ -58,7 +58,7 @@ void shell_close(shell_session *s)
     if (!s)
         return;
     strata_client_close(s->client);
-    admin_rpc_close(s->admin);
+    strata_admin_close(s->admin);
     free((char *)s->cfg.quorum);
     free((char *)s->cfg.parent);
     free((char *)s->cfg.history_file);

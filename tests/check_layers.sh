@@ -22,8 +22,8 @@ declare -A allowed=(
   [master]="common common/proto common/rpc common/zk common/http regionserver/storage meta"
   [client]="common common/proto common/rpc common/zk client/include/strata"
   [client/include/strata]=""
-  [shell]="common client client/include/strata"
-  [examples]="client client/include/strata"
+  [shell]="common client/include/strata"
+  [examples]="client/include/strata"
 )
 
 fail=0

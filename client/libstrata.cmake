@@ -9,7 +9,10 @@
 #                 strata_* are made local (objcopy), so an application with its own
 #                 buf_append or log_write links with it
 #
-# The symbol rule is checked by tests/check_symbols.sh (test "libstrata_symbols").
+# `cmake --install build --prefix P` puts both in P/lib with P/include/strata/*.h and
+# P/lib/pkgconfig/strata.pc. The symbol rule is checked by tests/check_symbols.sh (test
+# "libstrata_symbols"); the install by tests/integration/test_install.c, which builds
+# every examples/*.c against the installed copy and runs it on a cluster.
 set(LIBSTRATA_VERSION 0.1.0)
 set(LIBSTRATA_SOVERSION 0)
 set(LIBSTRATA_PARTS strata_client strata_rpc strata_zk strata_common strata_proto)
@@ -60,6 +63,15 @@ add_custom_command(
   COMMENT "libstrata.a: one object, only strata_* global")
 add_custom_target(strata_static ALL DEPENDS ${LIBSTRATA_STATIC})
 
+# ---- install: <prefix>/lib/libstrata.{so,a}, <prefix>/include/strata, strata.pc ----
+configure_file(${CMAKE_SOURCE_DIR}/client/strata.pc.in ${CMAKE_BINARY_DIR}/strata.pc @ONLY)
+install(TARGETS strata_shared LIBRARY DESTINATION lib)
+install(FILES ${LIBSTRATA_STATIC} DESTINATION lib)
+install(FILES ${CMAKE_SOURCE_DIR}/client/include/strata/strata.h
+              ${CMAKE_SOURCE_DIR}/client/include/strata/admin.h
+        DESTINATION include/strata)
+install(FILES ${CMAKE_BINARY_DIR}/strata.pc DESTINATION lib/pkgconfig)
+
 # ---- the symbol rule (a unit test) ----
 # The check also links a program defining buf_append and log_write with libstrata.a; it
 # gets the compiler and the libraries libstrata.a needs.
@@ -73,3 +85,15 @@ add_test(NAME libstrata_symbols
                  ${LIBSTRATA_STATIC} ${CMAKE_C_COMPILER} ${CMAKE_SOURCE_DIR}/client/include
                  ${LIBSTRATA_STATIC_DEPS})
 set_tests_properties(libstrata_symbols PROPERTIES LABELS unit)
+
+# test_install (tests/integration/test_install.c) installs this build and compiles
+# examples/*.c against the installed copy.
+set(LIBSTRATA_EXAMPLE_FLAGS "")
+if(STRATA_SANITIZE)
+  set(LIBSTRATA_EXAMPLE_FLAGS "-fsanitize=address,undefined")
+endif()
+set_property(TEST test_install APPEND PROPERTY ENVIRONMENT
+             "STRATA_BUILD_DIR=${CMAKE_BINARY_DIR}" "STRATA_SOURCE_DIR=${CMAKE_SOURCE_DIR}"
+             "STRATA_CMAKE=${CMAKE_COMMAND}" "STRATA_CC=${CMAKE_C_COMPILER}"
+             "STRATA_PKG_CONFIG=${PKG_CONFIG_EXECUTABLE}"
+             "STRATA_EXAMPLE_FLAGS=${LIBSTRATA_EXAMPLE_FLAGS}")

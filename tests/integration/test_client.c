@@ -11,9 +11,9 @@
  * all regions with a per-action failure; the buffered mutator; and the move drill: a
  * thread writes and reads through the client for 3 s while region r1 is closed on server
  * 0, opened on server 1 and the location file rewritten; the client must surface no error
- * and every acknowledged write must be readable afterwards. The example program
- * (examples/put_get.c), when built beside STRATA_BIN, runs against the same cluster.
- * Scans that are mid-row (batch) or between rows when their region moves resume without
+ * and every acknowledged write must be readable afterwards. (The example program,
+ * examples/put_get.c, creates its own table through the master: test_install.c runs it
+ * on a whole cluster.) Scans that are mid-row (batch) or between rows when their region moves resume without
  * an error, a lost cell or a repeated one, forward and reversed.
  *
  * The servers are killed at the end, on failure too (group teardown, and atexit with
@@ -782,33 +782,6 @@ static void buffered_mutator_flushes_on_size_and_reports_failures(void **state)
     assert_int_equal(count_column("f", "m"), 600);
 }
 
-/* ---- the example program ---- */
-
-/* examples/put_get.c, built beside the strata binary, runs against the cluster. */
-static void example_put_get_runs(void **state)
-{
-    SKIP_IF_NO_SERVER();
-    char bin[700], cmd[2200], out[700];
-    snprintf(bin, sizeof(bin), "%s", getenv("STRATA_BIN"));
-    char *slash = strrchr(bin, '/');
-    snprintf(slash ? slash + 1 : bin, sizeof(bin) - (size_t)(slash ? slash + 1 - bin : 0),
-             "example_put_get");
-    if (access(bin, X_OK) != 0) {
-        print_message("SKIP: %s is not built\n", bin);
-        skip();
-    }
-    snprintf(out, sizeof(out), "%s/example.out", g.dir);
-    snprintf(cmd, sizeof(cmd), "timeout 60 %s %s t f > %s 2>&1", bin, g.locfile, out);
-    int st = system(cmd);
-    if (st != 0 || !file_has(out, "get banana: 1 cells") || !file_has(out, "cherry f:q") ||
-        !file_has(out, "get banana: 0 cells")) {
-        snprintf(cmd, sizeof(cmd), "head -c 3000 %s >&2", out);
-        if (system(cmd) != 0)
-            print_message("(no output)\n");
-        fail_msg("%s exited %d; see %s", bin, st, out);
-    }
-}
-
 /* ---- the move drill ---- */
 
 typedef struct drill {
@@ -968,7 +941,6 @@ int main(void)
         cmocka_unit_test(scan_survives_expired_server_scanner),
         cmocka_unit_test(batch_across_regions_with_a_failed_action),
         cmocka_unit_test(buffered_mutator_flushes_on_size_and_reports_failures),
-        cmocka_unit_test(example_put_get_runs),
         cmocka_unit_test(move_region_while_writing),
         cmocka_unit_test(scan_resumes_after_region_moves),
     };

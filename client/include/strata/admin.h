@@ -2,7 +2,8 @@
  * admin.h - Strata cluster administration, the other half of libstrata's public API
  * (strata.h is the data half): tables (create, alter, enable, disable, truncate, drop,
  * describe, list), namespaces, regions (list, locate, move, assign, unassign, flush,
- * compact) and the cluster's status, all through the cluster's active master.
+ * compact) and the cluster's status, all through the cluster's active master. The
+ * contract in full: docs/client.md; linking: strata.h.
  *
  * The contract is strata.h's: opaque handles; byte strings as (pointer, length) pairs,
  * copied by the call that takes them; `const` results borrowed from the object they came

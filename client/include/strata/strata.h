@@ -1,14 +1,15 @@
 /*
  * strata.h - the Strata C client, libstrata: the public data API (tables, rows, cells,
  * scans, batches, the buffered mutator) and the error contract it shares with
- * strata/admin.h (administration).
+ * strata/admin.h (administration). The contract in full: docs/client.md.
  *
  * Modelled on LevelDB's C API: every object is an opaque handle made by a *_create or
  * *_open function and given back with the matching *_destroy / *_close; byte strings
  * are (pointer, length) pairs and are copied by the call that takes them; booleans are
  * unsigned char. What a function returns as `const` is borrowed from the object it came
  * from and lives as long as that object; what it returns as `char *` is malloc'ed and
- * the caller's, to free with strata_free().
+ * the caller's, to free with strata_free(). Every *_destroy and *_close accepts NULL;
+ * a *_create returns NULL only when out of memory.
  *
  * Errors: functions that can fail take `char **errptr`. The caller passes a pointer to
  * a NULL char*; on success it is left unchanged, on failure it receives a malloc'ed
@@ -43,6 +44,11 @@
  * namespaces, moves, flushes, cluster status - is strata/admin.h (strata_admin_open with
  * the same quorum); `strata cluster` starts a local cluster to try both on
  * (docs/cluster.md).
+ *
+ * Linking: `cc app.c $(pkg-config --cflags --libs strata)` against an installed copy
+ * (`cmake --install build --prefix P`: P/lib/libstrata.so and libstrata.a,
+ * P/include/strata/, P/lib/pkgconfig/strata.pc). The library defines no global symbol
+ * outside the strata_ prefix, so an application's own names never clash with it.
  *
  * Thread-safety: a client and its tables may be used from any number of threads at
  * once. Builders (options, mutations, gets, scans, batches), results, scanners and
@@ -149,17 +155,16 @@ void strata_free(void *ptr);
 
 /* ---- options and client ---- */
 
+/* Options with the defaults below; the setters copy their strings. */
 strata_options_t *strata_options_create(void);
 void strata_options_destroy(strata_options_t *o);
 /* Region locations from the cluster's active master, found through ZooKeeper: quorum
  * "host:port[,host:port...]" and the parent znode of the cluster (NULL or "":
- * STRATA_DEFAULT_ZK_PARENT). The
- * client asks the master where a row's region is (with the next 8 regions, cached at
- * once) and where all of a table's regions are (scans); it follows a master change
- * (re-reading <parent>/master on a connection error or a backup's refusal, for up
- * to 30 s per lookup). Reads and writes go to the region servers only. A quorum takes
- * precedence over a locator file and a fixed list. Administration (create a table ...)
- * is strata/admin.h. */
+ * STRATA_DEFAULT_ZK_PARENT). The client asks the master where a row's region is (with the next 8
+ * regions, cached at once) and where all of a table's regions are (scans); it follows a master
+ * change (re-reading <parent>/master on a connection error or a backup's refusal, for up to 30 s
+ * per lookup). Reads and writes go to the region servers only. A quorum takes precedence over a
+ * locator file and a fixed list. Administration (create a table ...) is strata/admin.h. */
 void strata_options_set_zk_quorum(strata_options_t *o, const char *quorum);
 void strata_options_set_zk_parent(strata_options_t *o, const char *parent);
 /* Region locations from a text file: lines `table encoded_name start_hex end_hex
@@ -178,12 +183,14 @@ void strata_options_set_rpc_timeout_ms(strata_options_t *o, int ms);
 void strata_options_set_retries(strata_options_t *o, int retries);
 void strata_options_set_pause_ms(strata_options_t *o, int ms);
 
-/* Opens a client (no connection is made until the first call). NULL on failure. */
+/* Opens a client with the options (copied; o may be destroyed at once). No connection is
+ * made until the first call. NULL on failure (no way to find regions, bad options). */
 strata_client_t *strata_client_open(const strata_options_t *o, char **errptr);
 /* Closes the client; its tables must be closed first. NULL is a no-op. */
 void strata_client_close(strata_client_t *c);
 
-/* A handle on table `name` (nothing is checked until the first call). */
+/* A handle on table `name` (nothing is checked until the first call; an unknown table
+ * fails that call with STRATA_ERR_NOT_FOUND). NULL only when out of memory. */
 strata_table_t *strata_table_open(strata_client_t *c, const char *name);
 void strata_table_close(strata_table_t *t);
 

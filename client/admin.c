@@ -1,639 +1,391 @@
 /*
- * admin.c - strata_admin: MasterService calls through the master link (contract in
- * admin.h). Each typed call checks its arguments, fills its request, calls, and on
- * failure prefixes the message with what was asked ("disable table users: ...").
+ * admin.c - the public admin API (strata/admin.h) over the protocol-level one
+ * (client/admin_rpc.h): each call converts its descriptor or arguments, calls the
+ * matching admin_rpc_* function, turns the answer into a result object
+ * (admin_result.c), and on failure hands the status and st_errmsg() to errptr as
+ * "<status name>: <message>" (client_set_error), so that strata_error_code gives the code.
  *
- * Thread-safety: the handle is immutable after open except its timeout (a plain int64
- * read by the calls; set it before sharing the handle); the link is thread-safe.
+ * Thread-safety: the handle is an admin_rpc handle, safe from any thread (its timeout is
+ * a plain field: set it before sharing the handle); nothing else is shared.
  */
-#include "client/admin.h"
-
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/master_link.h"
-#include "common/rpc/rpc_header.h"
+#include "client/admin_internal.h"
+#include "client/client_internal.h"
+#include "common/server_name.h"
 #include "common/status.h"
 
 struct strata_admin {
-    master_link *link;
-    int64_t timeout_ms;
+    admin_rpc *rpc;
 };
 
-/* ---- handle ---- */
-
-int strata_admin_open(const char *quorum, const char *parent, strata_admin **out)
+/* Reports rc (not ST_OK) to errptr; returns 0 for the callers that answer a boolean. */
+static unsigned char failed(int rc, char **errptr)
 {
-    if (!out)
-        return st_error(ST_INVALID_ARGUMENT, "admin: open needs an output pointer");
-    *out = NULL;
-    strata_admin *a = calloc(1, sizeof(*a));
-    if (!a)
-        return st_error(ST_NOMEM, "admin: out of memory");
-    int rc = master_link_open(quorum, parent, 0, &a->link);
-    if (rc != ST_OK) {
-        free(a);
-        return rc;
-    }
-    a->timeout_ms = STRATA_ADMIN_DEFAULT_TIMEOUT_MS;
-    *out = a;
-    return ST_OK;
+    client_set_error(errptr, rc);
+    return 0;
 }
 
-void strata_admin_close(strata_admin *a)
+/* Reports rc if it is a failure; returns whether it is one. */
+static int check(int rc, char **errptr)
 {
-    if (!a)
-        return;
-    master_link_close(a->link);
-    free(a);
+    if (rc == ST_OK)
+        return 0;
+    failed(rc, errptr);
+    return 1;
 }
 
-void strata_admin_set_timeout_ms(strata_admin *a, int64_t ms)
-{
-    a->timeout_ms = ms > 0 ? ms : STRATA_ADMIN_DEFAULT_TIMEOUT_MS;
-}
-
-void strata_admin_free_msg(void *msg)
-{
-    if (msg)
-        protobuf_c_message_free_unpacked(msg, NULL);
-}
-
-int strata_admin_active_master(strata_admin *a, server_name *out, uint32_t *http_port)
-{
-    if (!a || !out)
-        return st_error(ST_INVALID_ARGUMENT, "admin: active master needs a handle and an output");
-    return master_link_active(a->link, out, http_port);
-}
-
-/* Prefixes the current message with what failed; returns rc. */
-static int fail(int rc, const char *what)
-{
-    char msg[1024];
-    snprintf(msg, sizeof(msg), "%s", st_errmsg());
-    return st_error(rc, "%s: %s", what, msg);
-}
-
-int strata_admin_call(strata_admin *a, const char *method, const ProtobufCMessage *req,
-                      const ProtobufCMessageDescriptor *resp_desc, int64_t timeout_ms,
-                      ProtobufCMessage **resp)
-{
-    if (resp)
-        *resp = NULL;
-    if (!a || !method || !req || !resp_desc || !resp)
-        return st_error(ST_INVALID_ARGUMENT,
-                        "admin: a call needs a handle, a method, a request, a response "
-                        "descriptor and an output");
-    size_t len = strlen(method);
-    if (len == 0 || len + sizeof("MasterService.") > RPC_METHOD_MAX || method[len - 1] == '.')
-        return st_error(ST_INVALID_ARGUMENT, "admin: bad method name '%s'", method);
-    if (resp_desc->magic != PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC ||
-        req->descriptor->magic != PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC)
-        return st_error(ST_INVALID_ARGUMENT, "admin: %s: not a protobuf-c message descriptor",
-                        method);
-    return master_link_call_pb(a->link, method, req, resp_desc,
-                               timeout_ms > 0 ? timeout_ms : a->timeout_ms, resp);
-}
-
-/* A typed call: what names it in a failure; resp NULL drops the answer. */
-static int call(strata_admin *a, const char *what, const char *method, const ProtobufCMessage *req,
-                const ProtobufCMessageDescriptor *desc, ProtobufCMessage **resp)
-{
-    ProtobufCMessage *r = NULL;
-    int rc = master_link_call_pb(a->link, method, req, desc, a->timeout_ms, &r);
-    if (rc != ST_OK)
-        return fail(rc, what);
-    if (resp)
-        *resp = r;
-    else
-        protobuf_c_message_free_unpacked(r, NULL);
-    return ST_OK;
-}
-
-/* ---- argument checks ---- */
-
-static int check_handle(const strata_admin *a, const char *op)
+static int need_handle(const strata_admin_t *a, const char *op)
 {
     return a ? ST_OK : st_error(ST_INVALID_ARGUMENT, "admin: %s without a handle", op);
 }
 
-static int check_part(const char *p, size_t n, bool is_ns, const char *name)
-{
-    if (n == 0)
-        return st_error(ST_INVALID_ARGUMENT, "bad table name '%s': empty %s", name,
-                        is_ns ? "namespace" : "table part");
-    if (!is_ns && (p[0] == '.' || p[0] == '-'))
-        return st_error(ST_INVALID_ARGUMENT, "bad table name '%s': starts with '%c'", name, p[0]);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)p[i];
-        if (!isalnum(ch) && ch != '_' && (is_ns || (ch != '-' && ch != '.')))
-            return st_error(ST_INVALID_ARGUMENT, "bad table name '%s': character '%c'", name, ch);
-    }
-    return ST_OK;
-}
+/* ---- the handle ---- */
 
-int strata_admin_check_table_name(const char *name)
+strata_admin_t *strata_admin_open(const char *quorum, const char *parent, char **errptr)
 {
-    if (!name || !name[0])
-        return st_error(ST_INVALID_ARGUMENT, "no table name given");
-    if (strlen(name) > 255)
-        return st_error(ST_INVALID_ARGUMENT, "table name '%.40s...' is longer than 255 bytes",
-                        name);
-    const char *colon = strchr(name, ':');
-    if (!colon)
-        return check_part(name, strlen(name), false, name);
-    int rc = check_part(name, (size_t)(colon - name), true, name);
-    return rc == ST_OK ? check_part(colon + 1, strlen(colon + 1), false, name) : rc;
-}
-
-static int check_namespace(const char *ns)
-{
-    if (!ns || !ns[0])
-        return st_error(ST_INVALID_ARGUMENT, "no namespace name given");
-    for (const char *p = ns; *p; p++)
-        if (!isalnum((unsigned char)*p) && *p != '_')
-            return st_error(ST_INVALID_ARGUMENT, "bad namespace name '%s': character '%c'", ns, *p);
-    return ST_OK;
-}
-
-static int check_family(const char *f, const char *table)
-{
-    if (!f || !f[0])
-        return st_error(ST_INVALID_ARGUMENT, "table %s: empty column family name", table);
-    for (const char *p = f; *p; p++)
-        if (*p == ':' || *p == ',' || isspace((unsigned char)*p) || !isprint((unsigned char)*p))
-            return st_error(ST_INVALID_ARGUMENT, "table %s: bad column family name '%s'", table, f);
-    return ST_OK;
-}
-
-static int check_schema(const Strata__Admin__TableSchema *s)
-{
-    if (!s)
-        return st_error(ST_INVALID_ARGUMENT, "no table schema given");
-    int rc = strata_admin_check_table_name(s->name);
-    if (rc == ST_OK && s->n_family == 0)
-        rc = st_error(ST_INVALID_ARGUMENT, "table %s: no column family", s->name);
-    for (size_t i = 0; rc == ST_OK && i < s->n_family; i++) {
-        rc = s->family[i]
-                 ? check_family(s->family[i]->name, s->name)
-                 : st_error(ST_INVALID_ARGUMENT, "table %s: family %zu is NULL", s->name, i);
-        for (size_t j = 0; rc == ST_OK && j < i; j++)
-            if (strcmp(s->family[i]->name, s->family[j]->name) == 0)
-                rc = st_error(ST_INVALID_ARGUMENT, "table %s: family %s given twice", s->name,
-                              s->family[i]->name);
-    }
-    return rc;
-}
-
-static int key_cmp(const ProtobufCBinaryData *a, const ProtobufCBinaryData *b)
-{
-    size_t n = a->len < b->len ? a->len : b->len;
-    int c = n ? memcmp(a->data, b->data, n) : 0;
-    return c ? c : (a->len > b->len) - (a->len < b->len);
-}
-
-static int check_splits(const char *table, const ProtobufCBinaryData *k, size_t n)
-{
-    if (n && !k)
-        return st_error(ST_INVALID_ARGUMENT, "table %s: %zu split keys but no array", table, n);
-    for (size_t i = 0; i < n; i++) {
-        if (k[i].len == 0 || (k[i].len && !k[i].data))
-            return st_error(ST_INVALID_ARGUMENT, "table %s: split key %zu is empty", table, i);
-        if (i > 0 && key_cmp(&k[i - 1], &k[i]) >= 0)
-            return st_error(ST_INVALID_ARGUMENT,
-                            "table %s: split keys %zu and %zu are not sorted and distinct", table,
-                            i - 1, i);
-    }
-    return ST_OK;
-}
-
-static int check_region(const char *encoded_name, const char *op)
-{
-    if (!encoded_name || !encoded_name[0])
-        return st_error(ST_INVALID_ARGUMENT, "%s: no region (encoded name) given", op);
-    return ST_OK;
-}
-
-/* ---- schemas ---- */
-
-void strata_admin_schema_free(Strata__Admin__TableSchema *s)
-{
-    if (!s)
-        return;
-    for (size_t i = 0; i < s->n_family; i++) {
-        if (s->family[i])
-            free(s->family[i]->name);
-        free(s->family[i]);
-    }
-    free(s->family);
-    free(s->name);
-    free(s);
-}
-
-static int add_family(Strata__Admin__TableSchema *s, const char *name, size_t len)
-{
-    Strata__Admin__ColumnFamilySchema **nv = realloc(s->family, (s->n_family + 1) * sizeof(*nv));
-    if (!nv)
-        return st_error(ST_NOMEM, "admin: out of memory building a schema");
-    s->family = nv;
-    Strata__Admin__ColumnFamilySchema *f = calloc(1, sizeof(*f));
-    if (f)
-        strata__admin__column_family_schema__init(f);
-    if (!f || !(f->name = strndup(name, len))) {
-        free(f);
-        return st_error(ST_NOMEM, "admin: out of memory building a schema");
-    }
-    s->family[s->n_family++] = f;
-    return ST_OK;
-}
-
-int strata_admin_schema_new(const char *table, const char *families,
-                            Strata__Admin__TableSchema **out)
-{
-    if (!out)
-        return st_error(ST_INVALID_ARGUMENT, "admin: schema needs an output pointer");
-    *out = NULL;
-    int rc = strata_admin_check_table_name(table);
-    if (rc != ST_OK)
-        return rc;
-    Strata__Admin__TableSchema *s = calloc(1, sizeof(*s));
-    if (!s)
-        return st_error(ST_NOMEM, "admin: out of memory building a schema");
-    strata__admin__table_schema__init(s);
-    if (!(s->name = strdup(table)))
-        rc = st_error(ST_NOMEM, "admin: out of memory building a schema");
-    for (const char *p = families ? families : ""; rc == ST_OK && *p;) {
-        size_t len = strcspn(p, ",");
-        rc = add_family(s, p, len);
-        p += len + (p[len] == ',');
-    }
-    if (rc == ST_OK)
-        rc = check_schema(s);
+    strata_admin_t *a = calloc(1, sizeof(*a));
+    int rc =
+        a ? admin_rpc_open(quorum, parent, &a->rpc) : st_error(ST_NOMEM, "admin: out of memory");
     if (rc != ST_OK) {
-        strata_admin_schema_free(s);
-        return rc;
+        free(a);
+        failed(rc, errptr);
+        return NULL;
     }
-    *out = s;
-    return ST_OK;
+    return a;
+}
+
+void strata_admin_close(strata_admin_t *a)
+{
+    if (!a)
+        return;
+    admin_rpc_close(a->rpc);
+    free(a);
+}
+
+void strata_admin_set_timeout_ms(strata_admin_t *a, int64_t ms)
+{
+    if (a)
+        admin_rpc_set_timeout_ms(a->rpc, ms);
+}
+
+/* "host,port,startcode" as a malloc'ed string ("" when host is empty), or NULL. */
+static char *server_string(const server_name *sn, char **errptr)
+{
+    char text[SERVER_NAME_MAX] = "";
+    if (sn->host[0])
+        server_name_format(sn, text, sizeof(text));
+    char *s = strdup(text);
+    if (!s)
+        failed(st_error(ST_NOMEM, "admin: out of memory"), errptr);
+    return s;
+}
+
+char *strata_admin_active_master(strata_admin_t *a, uint32_t *http_port, char **errptr)
+{
+    server_name sn;
+    uint32_t port = 0;
+    int rc = need_handle(a, "active master");
+    if (rc == ST_OK)
+        rc = admin_rpc_active_master(a->rpc, &sn, &port);
+    if (check(rc, errptr))
+        return NULL;
+    char *s = server_string(&sn, errptr);
+    if (s && http_port)
+        *http_port = port;
+    return s;
+}
+
+unsigned char strata_admin_check_table_name(const char *name, char **errptr)
+{
+    return check(admin_rpc_check_table_name(name), errptr) ? 0 : 1;
 }
 
 /* ---- tables ---- */
 
-int strata_admin_create_table(strata_admin *a, const Strata__Admin__TableSchema *schema,
-                              const ProtobufCBinaryData *split_keys, size_t n_split_keys)
+/* The schema of td for sending, after the handle and descriptor checks. */
+static int schema_for(const strata_admin_t *a, const strata_table_descriptor_t *td, const char *op,
+                      Strata__Admin__TableSchema **out)
 {
-    Strata__Master__CreateTableRequest req = STRATA__MASTER__CREATE_TABLE_REQUEST__INIT;
-    char what[320];
-    int rc = check_handle(a, "create table");
-    if (rc == ST_OK)
-        rc = check_schema(schema);
-    if (rc == ST_OK)
-        rc = check_splits(schema->name, split_keys, n_split_keys);
-    if (rc != ST_OK)
-        return rc;
-    req.schema = (Strata__Admin__TableSchema *)schema;
-    req.n_split_key = n_split_keys;
-    req.split_key = (ProtobufCBinaryData *)split_keys;
-    snprintf(what, sizeof(what), "create table %s", schema->name);
-    return call(a, what, "MasterService.CreateTable", &req.base,
-                &strata__master__create_table_response__descriptor, NULL);
-}
-
-int strata_admin_create_table_presplit(strata_admin *a, const Strata__Admin__TableSchema *schema,
-                                       uint32_t num_regions, const char *split_algo)
-{
-    Strata__Master__CreateTableRequest req = STRATA__MASTER__CREATE_TABLE_REQUEST__INIT;
-    char what[320];
-    const char *algo = split_algo && split_algo[0] ? split_algo : "HexStringSplit";
-    int rc = check_handle(a, "create table");
-    if (rc == ST_OK)
-        rc = check_schema(schema);
-    if (rc == ST_OK && num_regions < 1)
-        rc =
-            st_error(ST_INVALID_ARGUMENT, "table %s: num_regions must be at least 1", schema->name);
-    if (rc == ST_OK && strcmp(algo, "HexStringSplit") != 0 && strcmp(algo, "UniformSplit") != 0)
-        rc = st_error(ST_INVALID_ARGUMENT,
-                      "table %s: unknown split algorithm '%s' (HexStringSplit or UniformSplit)",
-                      schema->name, algo);
-    if (rc != ST_OK)
-        return rc;
-    req.schema = (Strata__Admin__TableSchema *)schema;
-    req.has_num_regions = 1;
-    req.num_regions = num_regions;
-    req.split_algo = (char *)algo;
-    snprintf(what, sizeof(what), "create table %s (%u regions, %s)", schema->name, num_regions,
-             algo);
-    return call(a, what, "MasterService.CreateTable", &req.base,
-                &strata__master__create_table_response__descriptor, NULL);
-}
-
-int strata_admin_modify_table(strata_admin *a, const Strata__Admin__TableSchema *schema)
-{
-    Strata__Master__ModifyTableRequest req = STRATA__MASTER__MODIFY_TABLE_REQUEST__INIT;
-    char what[320];
-    int rc = check_handle(a, "modify table");
-    if (rc == ST_OK)
-        rc = check_schema(schema);
-    if (rc != ST_OK)
-        return rc;
-    req.schema = (Strata__Admin__TableSchema *)schema;
-    snprintf(what, sizeof(what), "modify table %s", schema->name);
-    return call(a, what, "MasterService.ModifyTable", &req.base,
-                &strata__master__modify_table_response__descriptor, NULL);
-}
-
-/* A call naming one table: checks the handle and the name, then calls with req (each
- * caller fills its own request message). */
-static int table_call(strata_admin *a, const char *op, const char *table, const char *method,
-                      ProtobufCMessage *req, const ProtobufCMessageDescriptor *desc,
-                      ProtobufCMessage **resp)
-{
-    char what[320];
-    int rc = check_handle(a, op);
-    if (rc == ST_OK)
-        rc = strata_admin_check_table_name(table);
-    if (rc != ST_OK)
-        return rc;
-    snprintf(what, sizeof(what), "%s %s", op, table);
-    return call(a, what, method, req, desc, resp);
-}
-
-int strata_admin_delete_table(strata_admin *a, const char *table)
-{
-    Strata__Master__DeleteTableRequest req = STRATA__MASTER__DELETE_TABLE_REQUEST__INIT;
-    req.table = (char *)table;
-    return table_call(a, "delete table", table, "MasterService.DeleteTable", &req.base,
-                      &strata__master__delete_table_response__descriptor, NULL);
-}
-
-int strata_admin_enable_table(strata_admin *a, const char *table)
-{
-    Strata__Master__EnableTableRequest req = STRATA__MASTER__ENABLE_TABLE_REQUEST__INIT;
-    req.table = (char *)table;
-    return table_call(a, "enable table", table, "MasterService.EnableTable", &req.base,
-                      &strata__master__enable_table_response__descriptor, NULL);
-}
-
-int strata_admin_disable_table(strata_admin *a, const char *table)
-{
-    Strata__Master__DisableTableRequest req = STRATA__MASTER__DISABLE_TABLE_REQUEST__INIT;
-    req.table = (char *)table;
-    return table_call(a, "disable table", table, "MasterService.DisableTable", &req.base,
-                      &strata__master__disable_table_response__descriptor, NULL);
-}
-
-int strata_admin_truncate_table(strata_admin *a, const char *table, bool preserve_splits)
-{
-    Strata__Master__TruncateTableRequest req = STRATA__MASTER__TRUNCATE_TABLE_REQUEST__INIT;
-    req.table = (char *)table;
-    req.has_preserve_splits = 1;
-    req.preserve_splits = preserve_splits;
-    return table_call(a, "truncate table", table, "MasterService.TruncateTable", &req.base,
-                      &strata__master__truncate_table_response__descriptor, NULL);
-}
-
-int strata_admin_describe_table(strata_admin *a, const char *table,
-                                Strata__Master__DescribeTableResponse **out)
-{
-    Strata__Master__DescribeTableRequest req = STRATA__MASTER__DESCRIBE_TABLE_REQUEST__INIT;
-    if (!out)
-        return st_error(ST_INVALID_ARGUMENT, "admin: describe table needs an output pointer");
     *out = NULL;
-    req.table = (char *)table;
-    return table_call(a, "describe table", table, "MasterService.DescribeTable", &req.base,
-                      &strata__master__describe_table_response__descriptor,
-                      (ProtobufCMessage **)out);
+    int rc = need_handle(a, op);
+    if (rc == ST_OK && !td)
+        rc = st_error(ST_INVALID_ARGUMENT, "admin: %s without a table descriptor", op);
+    return rc == ST_OK ? admin_descriptor_to_schema(td, out) : rc;
 }
 
-int strata_admin_table_regions(strata_admin *a, const char *table,
-                               Strata__Master__GetTableRegionsResponse **out)
+void strata_admin_create_table(strata_admin_t *a, const strata_table_descriptor_t *td,
+                               const char *const *split_keys, const size_t *split_key_lens,
+                               size_t n, char **errptr)
 {
-    Strata__Master__GetTableRegionsRequest req = STRATA__MASTER__GET_TABLE_REGIONS_REQUEST__INIT;
-    if (!out)
-        return st_error(ST_INVALID_ARGUMENT, "admin: table regions needs an output pointer");
-    *out = NULL;
-    req.table = (char *)table;
-    return table_call(a, "list regions of", table, "MasterService.GetTableRegions", &req.base,
-                      &strata__master__get_table_regions_response__descriptor,
-                      (ProtobufCMessage **)out);
+    Strata__Admin__TableSchema *s = NULL;
+    ProtobufCBinaryData *keys = NULL;
+    int rc = schema_for(a, td, "create table", &s);
+    if (rc == ST_OK && n && (!split_keys || !split_key_lens))
+        rc = st_error(ST_INVALID_ARGUMENT, "table %s: %zu split keys but no key or length array",
+                      strata_table_descriptor_name(td), n);
+    if (rc == ST_OK && !(keys = calloc(n ? n : 1, sizeof(*keys))))
+        rc = st_error(ST_NOMEM, "admin: out of memory creating table %s",
+                      strata_table_descriptor_name(td));
+    for (size_t i = 0; rc == ST_OK && i < n; i++)
+        keys[i] = (ProtobufCBinaryData){split_key_lens[i], (uint8_t *)split_keys[i]};
+    if (rc == ST_OK)
+        rc = admin_rpc_create_table(a->rpc, s, keys, n);
+    check(rc, errptr);
+    free(keys);
+    admin_rpc_schema_free(s);
 }
 
-int strata_admin_list_tables(strata_admin *a, const char *ns,
-                             Strata__Master__ListTablesResponse **out)
+void strata_admin_create_table_presplit(strata_admin_t *a, const strata_table_descriptor_t *td,
+                                        uint32_t num_regions, const char *split_algo, char **errptr)
 {
-    Strata__Master__ListTablesRequest req = STRATA__MASTER__LIST_TABLES_REQUEST__INIT;
-    char what[320];
-    if (!out)
-        return st_error(ST_INVALID_ARGUMENT, "admin: list tables needs an output pointer");
+    Strata__Admin__TableSchema *s = NULL;
+    int rc = schema_for(a, td, "create table", &s);
+    if (rc == ST_OK)
+        rc = admin_rpc_create_table_presplit(a->rpc, s, num_regions, split_algo);
+    check(rc, errptr);
+    admin_rpc_schema_free(s);
+}
+
+void strata_admin_modify_table(strata_admin_t *a, const strata_table_descriptor_t *td,
+                               char **errptr)
+{
+    Strata__Admin__TableSchema *s = NULL;
+    int rc = schema_for(a, td, "modify table", &s);
+    if (rc == ST_OK)
+        rc = admin_rpc_modify_table(a->rpc, s);
+    check(rc, errptr);
+    admin_rpc_schema_free(s);
+}
+
+void strata_admin_delete_table(strata_admin_t *a, const char *table, char **errptr)
+{
+    int rc = need_handle(a, "delete table");
+    check(rc == ST_OK ? admin_rpc_delete_table(a->rpc, table) : rc, errptr);
+}
+
+void strata_admin_enable_table(strata_admin_t *a, const char *table, char **errptr)
+{
+    int rc = need_handle(a, "enable table");
+    check(rc == ST_OK ? admin_rpc_enable_table(a->rpc, table) : rc, errptr);
+}
+
+void strata_admin_disable_table(strata_admin_t *a, const char *table, char **errptr)
+{
+    int rc = need_handle(a, "disable table");
+    check(rc == ST_OK ? admin_rpc_disable_table(a->rpc, table) : rc, errptr);
+}
+
+void strata_admin_truncate_table(strata_admin_t *a, const char *table,
+                                 unsigned char preserve_splits, char **errptr)
+{
+    int rc = need_handle(a, "truncate table");
+    check(rc == ST_OK ? admin_rpc_truncate_table(a->rpc, table, preserve_splits != 0) : rc, errptr);
+}
+
+/* Describes table: ST_OK and *out (free with admin_rpc_free_msg), or the failure. */
+static int describe(strata_admin_t *a, const char *table,
+                    Strata__Master__DescribeTableResponse **out)
+{
     *out = NULL;
-    int rc = check_handle(a, "list tables");
-    if (rc == ST_OK && ns)
-        rc = check_namespace(ns);
-    if (rc != ST_OK)
-        return rc;
-    req.namespace_ = (char *)ns;
-    snprintf(what, sizeof(what), "list tables%s%s", ns ? " of namespace " : "", ns ? ns : "");
-    return call(a, what, "MasterService.ListTables", &req.base,
-                &strata__master__list_tables_response__descriptor, (ProtobufCMessage **)out);
+    int rc = need_handle(a, "describe table");
+    if (rc == ST_OK)
+        rc = admin_rpc_describe_table(a->rpc, table, out);
+    if (rc == ST_OK && (!(*out)->table || !(*out)->table->schema)) {
+        admin_rpc_free_msg(*out);
+        *out = NULL;
+        rc = st_error(ST_PROTOCOL, "describe table %s: the answer has no schema", table);
+    }
+    return rc;
+}
+
+strata_table_descriptor_t *strata_admin_describe_table(strata_admin_t *a, const char *table,
+                                                       strata_table_state *state, uint32_t *regions,
+                                                       char **errptr)
+{
+    Strata__Master__DescribeTableResponse *d = NULL;
+    strata_table_descriptor_t *td = NULL;
+    int rc = describe(a, table, &d);
+    if (rc == ST_OK)
+        rc = admin_descriptor_from_schema(d->table->schema, &td);
+    if (rc == ST_OK && state)
+        *state = (strata_table_state)d->table->state;
+    if (rc == ST_OK && regions)
+        *regions = d->table->has_regions ? d->table->regions : 0;
+    admin_rpc_free_msg(d);
+    check(rc, errptr);
+    return td;
+}
+
+unsigned char strata_admin_table_exists(strata_admin_t *a, const char *table, char **errptr)
+{
+    Strata__Master__DescribeTableResponse *d = NULL;
+    int rc = describe(a, table, &d);
+    admin_rpc_free_msg(d);
+    if (rc == ST_NOT_FOUND)
+        return 0;
+    return check(rc, errptr) ? 0 : 1;
+}
+
+strata_name_list_t *strata_admin_list_tables(strata_admin_t *a, const char *ns, char **errptr)
+{
+    Strata__Master__ListTablesResponse *r = NULL;
+    char **names = NULL;
+    strata_name_list_t *l = NULL;
+    int rc = need_handle(a, "list tables");
+    if (rc == ST_OK)
+        rc = admin_rpc_list_tables(a->rpc, ns, &r);
+    if (rc == ST_OK && !(names = calloc(r->n_table ? r->n_table : 1, sizeof(*names))))
+        rc = st_error(ST_NOMEM, "admin: out of memory listing tables");
+    for (size_t i = 0; rc == ST_OK && i < r->n_table; i++)
+        names[i] = r->table[i]->schema ? r->table[i]->schema->name : NULL;
+    if (rc == ST_OK && !(l = admin_name_list_new(names, r->n_table)))
+        rc = st_error(ST_NOMEM, "admin: out of memory listing tables");
+    free(names);
+    admin_rpc_free_msg(r);
+    check(rc, errptr);
+    return l;
 }
 
 /* ---- namespaces ---- */
 
-static int namespace_call(strata_admin *a, const char *op, const char *name, const char *method,
-                          ProtobufCMessage *req, const ProtobufCMessageDescriptor *desc)
+void strata_admin_create_namespace(strata_admin_t *a, const char *name, char **errptr)
 {
-    char what[320];
-    int rc = check_handle(a, op);
+    int rc = need_handle(a, "create namespace");
+    check(rc == ST_OK ? admin_rpc_create_namespace(a->rpc, name) : rc, errptr);
+}
+
+void strata_admin_delete_namespace(strata_admin_t *a, const char *name, char **errptr)
+{
+    int rc = need_handle(a, "delete namespace");
+    check(rc == ST_OK ? admin_rpc_delete_namespace(a->rpc, name) : rc, errptr);
+}
+
+strata_name_list_t *strata_admin_list_namespaces(strata_admin_t *a, char **errptr)
+{
+    Strata__Master__ListNamespacesResponse *r = NULL;
+    strata_name_list_t *l = NULL;
+    int rc = need_handle(a, "list namespaces");
     if (rc == ST_OK)
-        rc = check_namespace(name);
-    if (rc != ST_OK)
-        return rc;
-    snprintf(what, sizeof(what), "%s %s", op, name);
-    return call(a, what, method, req, desc, NULL);
-}
-
-int strata_admin_create_namespace(strata_admin *a, const char *name)
-{
-    Strata__Master__CreateNamespaceRequest req = STRATA__MASTER__CREATE_NAMESPACE_REQUEST__INIT;
-    req.name = (char *)name;
-    return namespace_call(a, "create namespace", name, "MasterService.CreateNamespace", &req.base,
-                          &strata__master__create_namespace_response__descriptor);
-}
-
-int strata_admin_delete_namespace(strata_admin *a, const char *name)
-{
-    Strata__Master__DeleteNamespaceRequest req = STRATA__MASTER__DELETE_NAMESPACE_REQUEST__INIT;
-    req.name = (char *)name;
-    return namespace_call(a, "delete namespace", name, "MasterService.DeleteNamespace", &req.base,
-                          &strata__master__delete_namespace_response__descriptor);
-}
-
-int strata_admin_list_namespaces(strata_admin *a, Strata__Master__ListNamespacesResponse **out)
-{
-    Strata__Master__ListNamespacesRequest req = STRATA__MASTER__LIST_NAMESPACES_REQUEST__INIT;
-    if (!out)
-        return st_error(ST_INVALID_ARGUMENT, "admin: list namespaces needs an output pointer");
-    *out = NULL;
-    int rc = check_handle(a, "list namespaces");
-    if (rc != ST_OK)
-        return rc;
-    return call(a, "list namespaces", "MasterService.ListNamespaces", &req.base,
-                &strata__master__list_namespaces_response__descriptor, (ProtobufCMessage **)out);
+        rc = admin_rpc_list_namespaces(a->rpc, &r);
+    if (rc == ST_OK && !(l = admin_name_list_new(r->name, r->n_name)))
+        rc = st_error(ST_NOMEM, "admin: out of memory listing namespaces");
+    admin_rpc_free_msg(r);
+    check(rc, errptr);
+    return l;
 }
 
 /* ---- regions ---- */
 
-static void take_server(const Strata__Master__ServerName *s, server_name *to)
+strata_region_list_t *strata_admin_table_regions(strata_admin_t *a, const char *table,
+                                                 char **errptr)
 {
-    if (!to)
-        return;
-    memset(to, 0, sizeof(*to));
-    if (!s)
-        return;
-    snprintf(to->host, sizeof(to->host), "%s", s->host);
-    to->port = (uint16_t)s->port;
-    to->start_code = s->start_code;
-}
-
-static int check_dest(const char *dest)
-{
-    server_name sn;
-    if (!dest)
-        return ST_OK;
-    if (strchr(dest, ',') && server_name_parse(dest, &sn) == ST_OK)
-        return ST_OK;
-    const char *colon = strrchr(dest, ':');
-    char *end = NULL;
-    long port = colon ? strtol(colon + 1, &end, 10) : 0;
-    if (!colon || colon == dest || !end || *end || port < 1 || port > 65535 || strchr(dest, ','))
-        return st_error(ST_INVALID_ARGUMENT,
-                        "move: destination '%s' is neither host,port,startcode nor host:port",
-                        dest);
-    return ST_OK;
-}
-
-int strata_admin_move(strata_admin *a, const char *encoded_name, const char *dest, server_name *to)
-{
-    Strata__Master__MoveRegionRequest req = STRATA__MASTER__MOVE_REGION_REQUEST__INIT;
-    Strata__Master__MoveRegionResponse *resp = NULL;
-    char what[400];
-    int rc = check_handle(a, "move");
+    Strata__Master__GetTableRegionsResponse *r = NULL;
+    strata_region_list_t *l = NULL;
+    int rc = need_handle(a, "table regions");
     if (rc == ST_OK)
-        rc = check_region(encoded_name, "move");
-    if (rc == ST_OK)
-        rc = check_dest(dest);
-    if (rc != ST_OK)
-        return rc;
-    req.encoded_name = (char *)encoded_name;
-    req.dest = (char *)dest;
-    snprintf(what, sizeof(what), "move region %s to %s", encoded_name, dest ? dest : "any server");
-    rc = call(a, what, "MasterService.MoveRegion", &req.base,
-              &strata__master__move_region_response__descriptor, (ProtobufCMessage **)&resp);
-    if (rc == ST_OK)
-        take_server(resp->server, to);
-    strata_admin_free_msg(resp);
-    return rc;
+        rc = admin_rpc_table_regions(a->rpc, table, &r);
+    if (rc == ST_OK && !(l = admin_region_list_new(r))) /* r is taken either way */
+        rc = st_error(ST_NOMEM, "admin: out of memory listing the regions of %s", table);
+    check(rc, errptr);
+    return l;
 }
 
-int strata_admin_assign(strata_admin *a, const char *encoded_name, server_name *to)
+strata_region_t *strata_admin_locate_region(strata_admin_t *a, const char *table, const char *row,
+                                            size_t row_len, char **errptr)
 {
-    Strata__Master__AssignRegionRequest req = STRATA__MASTER__ASSIGN_REGION_REQUEST__INIT;
-    Strata__Master__AssignRegionResponse *resp = NULL;
-    char what[320];
-    int rc = check_handle(a, "assign");
+    Strata__Master__LocateRegionRequest req = STRATA__MASTER__LOCATE_REGION_REQUEST__INIT;
+    ProtobufCMessage *resp = NULL;
+    strata_region_t *r = NULL;
+    int rc = need_handle(a, "locate region");
     if (rc == ST_OK)
-        rc = check_region(encoded_name, "assign");
-    if (rc != ST_OK)
-        return rc;
-    req.encoded_name = (char *)encoded_name;
-    snprintf(what, sizeof(what), "assign region %s", encoded_name);
-    rc = call(a, what, "MasterService.AssignRegion", &req.base,
-              &strata__master__assign_region_response__descriptor, (ProtobufCMessage **)&resp);
+        rc = admin_rpc_check_table_name(table);
+    if (rc == ST_OK && row_len && !row)
+        rc = st_error(ST_INVALID_ARGUMENT, "locate region of table %s: a %zu-byte row without data",
+                      table, row_len);
+    if (rc == ST_OK) {
+        req.table = (char *)table;
+        req.row.data = (uint8_t *)row;
+        req.row.len = row_len;
+        req.has_prefetch = 1;
+        req.prefetch = 0;
+        rc = admin_rpc_call(a->rpc, "LocateRegion", &req.base,
+                            &strata__master__locate_region_response__descriptor, 0, &resp);
+    }
+    if (rc == ST_OK) /* resp is taken either way */
+        rc = admin_region_located((Strata__Master__LocateRegionResponse *)resp, &r);
+    check(rc, errptr);
+    return r;
+}
+
+/* A move or assign: the server it went to, or NULL. */
+static char *placed(int rc, const server_name *to, char **errptr)
+{
+    return check(rc, errptr) ? NULL : server_string(to, errptr);
+}
+
+char *strata_admin_move(strata_admin_t *a, const char *encoded_name, const char *dest,
+                        char **errptr)
+{
+    server_name to;
+    memset(&to, 0, sizeof(to));
+    int rc = need_handle(a, "move");
+    return placed(rc == ST_OK ? admin_rpc_move(a->rpc, encoded_name, dest, &to) : rc, &to, errptr);
+}
+
+char *strata_admin_assign(strata_admin_t *a, const char *encoded_name, char **errptr)
+{
+    server_name to;
+    memset(&to, 0, sizeof(to));
+    int rc = need_handle(a, "assign");
+    return placed(rc == ST_OK ? admin_rpc_assign(a->rpc, encoded_name, &to) : rc, &to, errptr);
+}
+
+void strata_admin_unassign(strata_admin_t *a, const char *encoded_name, char **errptr)
+{
+    int rc = need_handle(a, "unassign");
+    check(rc == ST_OK ? admin_rpc_unassign(a->rpc, encoded_name) : rc, errptr);
+}
+
+void strata_admin_flush_table(strata_admin_t *a, const char *table, char **errptr)
+{
+    int rc = need_handle(a, "flush table");
+    check(rc == ST_OK ? admin_rpc_flush_table(a->rpc, table) : rc, errptr);
+}
+
+void strata_admin_flush_region(strata_admin_t *a, const char *encoded_name, char **errptr)
+{
+    int rc = need_handle(a, "flush region");
+    check(rc == ST_OK ? admin_rpc_flush_region(a->rpc, encoded_name) : rc, errptr);
+}
+
+void strata_admin_compact_table(strata_admin_t *a, const char *table, unsigned char major,
+                                char **errptr)
+{
+    int rc = need_handle(a, "compact table");
+    check(rc == ST_OK ? admin_rpc_compact_table(a->rpc, table, major != 0) : rc, errptr);
+}
+
+void strata_admin_compact_region(strata_admin_t *a, const char *encoded_name, unsigned char major,
+                                 char **errptr)
+{
+    int rc = need_handle(a, "compact region");
+    check(rc == ST_OK ? admin_rpc_compact_region(a->rpc, encoded_name, major != 0) : rc, errptr);
+}
+
+/* ---- cluster status ---- */
+
+strata_cluster_status_t *strata_admin_cluster_status(strata_admin_t *a, char **errptr)
+{
+    Strata__Master__GetClusterStatusResponse *r = NULL;
+    strata_cluster_status_t *s = NULL;
+    int rc = need_handle(a, "cluster status");
     if (rc == ST_OK)
-        take_server(resp->server, to);
-    strata_admin_free_msg(resp);
-    return rc;
-}
-
-int strata_admin_unassign(strata_admin *a, const char *encoded_name)
-{
-    Strata__Master__UnassignRegionRequest req = STRATA__MASTER__UNASSIGN_REGION_REQUEST__INIT;
-    char what[320];
-    int rc = check_handle(a, "unassign");
-    if (rc == ST_OK)
-        rc = check_region(encoded_name, "unassign");
-    if (rc != ST_OK)
-        return rc;
-    req.encoded_name = (char *)encoded_name;
-    snprintf(what, sizeof(what), "unassign region %s", encoded_name);
-    return call(a, what, "MasterService.UnassignRegion", &req.base,
-                &strata__master__unassign_region_response__descriptor, NULL);
-}
-
-int strata_admin_flush_table(strata_admin *a, const char *table)
-{
-    Strata__Master__FlushRequest req = STRATA__MASTER__FLUSH_REQUEST__INIT;
-    req.table = (char *)table;
-    return table_call(a, "flush table", table, "MasterService.Flush", &req.base,
-                      &strata__master__flush_response__descriptor, NULL);
-}
-
-int strata_admin_flush_region(strata_admin *a, const char *encoded_name)
-{
-    Strata__Master__FlushRequest req = STRATA__MASTER__FLUSH_REQUEST__INIT;
-    char what[320];
-    int rc = check_handle(a, "flush region");
-    if (rc == ST_OK)
-        rc = check_region(encoded_name, "flush region");
-    if (rc != ST_OK)
-        return rc;
-    req.encoded_name = (char *)encoded_name;
-    snprintf(what, sizeof(what), "flush region %s", encoded_name);
-    return call(a, what, "MasterService.Flush", &req.base,
-                &strata__master__flush_response__descriptor, NULL);
-}
-
-int strata_admin_compact_table(strata_admin *a, const char *table, bool major)
-{
-    Strata__Master__CompactRequest req = STRATA__MASTER__COMPACT_REQUEST__INIT;
-    req.table = (char *)table;
-    req.has_major = 1;
-    req.major = major;
-    return table_call(a, major ? "major compact table" : "compact table", table,
-                      "MasterService.Compact", &req.base,
-                      &strata__master__compact_response__descriptor, NULL);
-}
-
-int strata_admin_compact_region(strata_admin *a, const char *encoded_name, bool major)
-{
-    Strata__Master__CompactRequest req = STRATA__MASTER__COMPACT_REQUEST__INIT;
-    char what[320];
-    int rc = check_handle(a, "compact region");
-    if (rc == ST_OK)
-        rc = check_region(encoded_name, "compact region");
-    if (rc != ST_OK)
-        return rc;
-    req.encoded_name = (char *)encoded_name;
-    req.has_major = 1;
-    req.major = major;
-    snprintf(what, sizeof(what), "%scompact region %s", major ? "major " : "", encoded_name);
-    return call(a, what, "MasterService.Compact", &req.base,
-                &strata__master__compact_response__descriptor, NULL);
-}
-
-/* ---- cluster ---- */
-
-int strata_admin_cluster_status(strata_admin *a, Strata__Master__GetClusterStatusResponse **out)
-{
-    Strata__Master__GetClusterStatusRequest req = STRATA__MASTER__GET_CLUSTER_STATUS_REQUEST__INIT;
-    if (!out)
-        return st_error(ST_INVALID_ARGUMENT, "admin: cluster status needs an output pointer");
-    *out = NULL;
-    int rc = check_handle(a, "cluster status");
-    if (rc != ST_OK)
-        return rc;
-    return call(a, "cluster status", "MasterService.GetClusterStatus", &req.base,
-                &strata__master__get_cluster_status_response__descriptor, (ProtobufCMessage **)out);
+        rc = admin_rpc_cluster_status(a->rpc, &r);
+    if (rc == ST_OK && !(s = admin_cluster_status_new(r))) /* r is taken either way */
+        rc = st_error(ST_NOMEM, "admin: out of memory reading the cluster status");
+    check(rc, errptr);
+    return s;
 }

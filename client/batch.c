@@ -114,8 +114,8 @@ void strata_table_batch(strata_table_t *t, strata_batch_t *b, char **errptr)
         for (size_t i = 0; i < b->n && !first[0]; i++)
             if (b->v[i].error)
                 first = b->v[i].error;
-        snprintf(msg, sizeof(msg), "%zu of %zu actions failed on table %s; first: %s", failed, b->n,
-                 t->name, first);
+        snprintf(msg, sizeof(msg), "%s: %zu of %zu actions failed on table %s; first: %s",
+                 st_strerror(client_message_status(first)), failed, b->n, t->name, first);
         client_set_error_msg(errptr, msg);
     }
 }
@@ -386,7 +386,8 @@ size_t batch_run(strata_client_t *c, const char *table, batch_action *acts, size
     slot *sl = calloc(n ? n : 1, sizeof(*sl));
     retry_state r;
     size_t failed = 0;
-    int rc = sl ? retry_begin(&r, &c->retry) : ST_NOMEM;
+    int rc = sl ? retry_begin(&r, &c->retry)
+                : st_error(ST_NOMEM, "client: out of memory running a batch on table %s", table);
     while (rc == ST_OK) {
         size_t k = 0;
         for (size_t i = 0; i < n; i++)

@@ -18,10 +18,10 @@
 #include "client/location_cache.h"
 #include "client/locator.h"
 #include "client/retry.h"
-#include "client/strata.h"
 #include "common/buf.h"
 #include "common/proto/client.pb-c.h"
 #include "common/rpc/rpc_client.h"
+#include "strata/strata.h"
 
 #define CLIENT_DEFAULT_OPERATION_TIMEOUT_MS 60000
 #define CLIENT_DEFAULT_RPC_TIMEOUT_MS 10000
@@ -148,11 +148,20 @@ void read_pb_clear(read_pb *pb);
  * out of memory. */
 strata_result_t *result_from_pb(const Strata__Client__Result *r, const void *row, size_t row_len);
 
+/* ---- errors (error.c; the contract is strata.h's "Errors") ---- */
+
+/* The public code of a Strata status (STRATA_ERR_INTERNAL for a code not in the table). */
+strata_code client_public_code(int status);
+/* The status whose name (st_strerror) begins msg, followed by ':' or the end: ST_OK for
+ * NULL, ST_INTERNAL when no name matches. */
+int client_message_status(const char *msg);
+
 /* ---- errors and calls (client.c) ---- */
 
-/* Sets *errptr to "<status name>: <st_errmsg()>" (freeing any previous message). */
+/* Sets *errptr to "<status name>: <st_errmsg()>", or just "<status name>" when there is
+ * no message (freeing any previous message). */
 void client_set_error(char **errptr, int rc);
-/* Sets *errptr from a plain message. */
+/* Sets *errptr from a message that already begins with a status name. */
 void client_set_error_msg(char **errptr, const char *msg);
 
 /* Builds a request for the given region (encoded name) into req (reset first). */

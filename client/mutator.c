@@ -72,8 +72,9 @@ static void flush(strata_mutator_t *bm, char **errptr)
     bm->bytes = 0;
     if (nf) {
         char msg[1024];
-        snprintf(msg, sizeof(msg), "%zu buffered mutations failed on table %s; first: %s", nf,
-                 bm->t->name, bm->nfailed ? bm->failed[0].error : "out of memory");
+        const char *first = bm->nfailed ? bm->failed[0].error : "out of memory";
+        snprintf(msg, sizeof(msg), "%s: %zu buffered mutations failed on table %s; first: %s",
+                 st_strerror(client_message_status(first)), nf, bm->t->name, first);
         client_set_error_msg(errptr, msg);
     }
 }

@@ -1,6 +1,6 @@
 /*
  * shell.h - `strata shell`: an HBase-shell work-alike over the client library
- * (client/strata.h for data, client/admin.h for administration). Commands, argument
+ * (strata/strata.h for data, strata/admin.h for administration). Commands, argument
  * syntax and output follow HBase 2's shell; docs/shell.md lists every command.
  *
  * A session runs statements from a string (-e), a stream (a script file or stdin) or an

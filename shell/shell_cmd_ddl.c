@@ -17,7 +17,7 @@
 /* ---- create ---- */
 
 typedef struct create_req {
-    Strata__Admin__TableSchema *schema;
+    strata_table_descriptor_t *td;
     buf_t *splits; /* split keys (toBytesBinary), n_splits of them */
     size_t n_splits;
     int64_t num_regions; /* 0: none */
@@ -26,7 +26,7 @@ typedef struct create_req {
 
 static void create_req_free(create_req *r)
 {
-    shell_schema_free(r->schema);
+    strata_table_descriptor_destroy(r->td);
     for (size_t i = 0; i < r->n_splits; i++)
         buf_free(&r->splits[i]);
     free(r->splits);
@@ -118,7 +118,7 @@ static int table_options(shell_session *s, create_req *r, const shell_value *h)
         for (size_t j = 0; k->kind == SHELL_V_STR && CREATE_TABLE_KEYS[j] && !known; j++)
             known = strcmp(k->s, CREATE_TABLE_KEYS[j]) == 0;
         if (!known && k->kind == SHELL_V_STR)
-            rc = shell_table_attr(r->schema, k->s, shell_hash_val(h, i), &known);
+            rc = shell_table_attr(r->td, k->s, shell_hash_val(h, i), &known);
         if (rc == ST_OK && !known)
             fprintf(s->out, "An argument ignored (unknown or overridden): %s\n",
                     k->kind == SHELL_V_STR ? k->s : shell_value_type(k));
@@ -132,15 +132,12 @@ static int family_spec(shell_session *s, create_req *r, const shell_value *v)
     const shell_value *name = v->kind == SHELL_V_STR ? v : shell_hash_get(v, "NAME");
     if (!name || name->kind != SHELL_V_STR)
         return st_error(ST_INVALID_ARGUMENT, "Column family NAME must be a String");
-    Strata__Admin__ColumnFamilySchema *f = shell_schema_find(r->schema, name->s);
-    if (f) {
+    if (strata_table_descriptor_find_family(r->td, name->s))
         fprintf(s->out, "Family '%s' already exists, the old one will be replaced\n", name->s);
-        shell_schema_remove(r->schema, name->s);
-    }
-    int rc = shell_schema_add(r->schema, name->s, &f);
-    if (rc == ST_OK && v->kind == SHELL_V_HASH)
-        rc = shell_family_apply(s, f, v);
-    return rc;
+    strata_family_descriptor_t *f = strata_table_descriptor_add_family(r->td, name->s);
+    if (!f)
+        return st_error(ST_NOMEM, "out of memory");
+    return v->kind == SHELL_V_HASH ? shell_family_apply(s, f, v) : ST_OK;
 }
 
 static int create_arg(shell_session *s, create_req *r, const shell_value *v, int depth)
@@ -164,21 +161,30 @@ static int create_arg(shell_session *s, create_req *r, const shell_value *v, int
 
 static int create_call(shell_session *s, create_req *r, const char *table)
 {
-    strata_admin *a = NULL;
+    strata_admin_t *a = NULL;
+    char *err = NULL;
     int rc = shell_admin(s, &a);
     if (rc != ST_OK)
         return rc;
     if (r->num_regions > 0) {
-        rc = strata_admin_create_table_presplit(a, r->schema, (uint32_t)r->num_regions, r->algo);
+        strata_admin_create_table_presplit(a, r->td, (uint32_t)r->num_regions, r->algo, &err);
     } else {
-        ProtobufCBinaryData *k = calloc(r->n_splits ? r->n_splits : 1, sizeof(*k));
-        if (!k)
+        const char **keys = calloc(r->n_splits ? r->n_splits : 1, sizeof(*keys));
+        size_t *lens = calloc(r->n_splits ? r->n_splits : 1, sizeof(*lens));
+        if (!keys || !lens) {
+            free(keys);
+            free(lens);
             return st_error(ST_NOMEM, "out of memory");
-        for (size_t i = 0; i < r->n_splits; i++)
-            k[i] = (ProtobufCBinaryData){r->splits[i].len, r->splits[i].data};
-        rc = strata_admin_create_table(a, r->schema, k, r->n_splits);
-        free(k);
+        }
+        for (size_t i = 0; i < r->n_splits; i++) {
+            keys[i] = (const char *)r->splits[i].data;
+            lens[i] = r->splits[i].len;
+        }
+        strata_admin_create_table(a, r->td, keys, lens, r->n_splits, &err);
+        free(keys);
+        free(lens);
     }
+    rc = shell_failed(err);
     if (rc == ST_EXISTS)
         return st_error(rc, "Table already exists: %s!", table);
     if (rc == ST_NOT_FOUND && strchr(table, ':'))
@@ -194,12 +200,12 @@ static int cmd_create(shell_session *s, const shell_value *args)
     if (rc == ST_OK)
         rc = shell_str_arg(args, 0, "Table name", &t);
     if (rc == ST_OK)
-        rc = strata_admin_check_table_name(t->s);
-    if (rc == ST_OK)
-        rc = shell_schema_new(t->s, &r.schema);
+        rc = shell_check_table_name(t->s);
+    if (rc == ST_OK && !(r.td = strata_table_descriptor_create(t->s)))
+        rc = st_error(ST_NOMEM, "out of memory");
     for (size_t i = 1; rc == ST_OK && i < args->n; i++)
         rc = create_arg(s, &r, &args->items[i], 0);
-    if (rc == ST_OK && r.schema->n_family == 0)
+    if (rc == ST_OK && strata_table_descriptor_family_count(r.td) == 0)
         rc = st_error(ST_INVALID_ARGUMENT, "Table must have at least one column family");
     if (rc == ST_OK)
         rc = create_call(s, &r, t->s);
@@ -213,9 +219,9 @@ static int cmd_create(shell_session *s, const shell_value *args)
 
 /* Describes args[0] (the only argument); ST_NOT_FOUND keeps shell_describe's message. */
 static int described(shell_session *s, const shell_value *args, const shell_value **t,
-                     Strata__Master__DescribeTableResponse **d)
+                     shell_table_info *d)
 {
-    *d = NULL;
+    memset(d, 0, sizeof(*d));
     int rc = shell_nargs(args, 1, 1);
     if (rc == ST_OK)
         rc = shell_str_arg(args, 0, "Table name", t);
@@ -224,26 +230,10 @@ static int described(shell_session *s, const shell_value *args, const shell_valu
     return rc;
 }
 
-static const char *state_name(Strata__Master__TableState st)
-{
-    switch (st) {
-    case STRATA__MASTER__TABLE_STATE__ENABLED:
-        return "ENABLED";
-    case STRATA__MASTER__TABLE_STATE__DISABLED:
-        return "DISABLED";
-    case STRATA__MASTER__TABLE_STATE__ENABLING:
-        return "ENABLING";
-    case STRATA__MASTER__TABLE_STATE__DISABLING:
-        return "DISABLING";
-    default:
-        return "UNKNOWN";
-    }
-}
-
 static int cmd_describe(shell_session *s, const shell_value *args)
 {
     const shell_value *t = NULL;
-    Strata__Master__DescribeTableResponse *d = NULL;
+    shell_table_info d;
     buf_t b = {0};
     char title[600];
     int rc = described(s, args, &t, &d);
@@ -251,30 +241,29 @@ static int cmd_describe(shell_session *s, const shell_value *args)
         rc = st_error(rc, "Table %s does not exist.", t->s);
     if (rc != ST_OK)
         goto out;
-    const Strata__Admin__TableSchema *sc = d->table->schema;
-    snprintf(title, sizeof(title), "Table %s is %s", t->s, state_name(d->table->state));
+    snprintf(title, sizeof(title), "Table %s is %s", t->s, strata_table_state_name(d.state));
     shell_header(s, title, NULL);
-    shell_table_attrs_describe(sc, &b);
+    shell_table_attrs_describe(d.td, &b);
     snprintf(title, sizeof(title), "%s%s", t->s, b.len ? (char *)b.data : "");
     shell_row1(s, title);
     shell_header(s, "COLUMN FAMILIES DESCRIPTION", NULL);
-    for (size_t i = 0; i < sc->n_family; i++) {
-        shell_family_describe(sc->family[i], &b);
+    for (size_t i = 0; i < strata_table_descriptor_family_count(d.td); i++) {
+        shell_family_describe(strata_table_descriptor_family(d.td, i), &b);
         shell_row1(s, (char *)b.data);
     }
     shell_footer(s, -1);
 out:
     buf_free(&b);
-    strata_admin_free_msg(d);
+    shell_table_info_clear(&d);
     return rc;
 }
 
 static int cmd_exists(shell_session *s, const shell_value *args)
 {
     const shell_value *t = NULL;
-    Strata__Master__DescribeTableResponse *d = NULL;
+    shell_table_info d;
     int rc = described(s, args, &t, &d);
-    strata_admin_free_msg(d);
+    shell_table_info_clear(&d);
     if (rc == ST_OK || rc == ST_NOT_FOUND) {
         fprintf(s->out, "Table %s %s\n", t->s, rc == ST_OK ? "does exist" : "does not exist");
         rc = ST_OK;
@@ -282,51 +271,53 @@ static int cmd_exists(shell_session *s, const shell_value *args)
     return rc;
 }
 
-static int state_is(shell_session *s, const shell_value *args, Strata__Master__TableState want)
+static int state_is(shell_session *s, const shell_value *args, strata_table_state want)
 {
     const shell_value *t = NULL;
-    Strata__Master__DescribeTableResponse *d = NULL;
+    shell_table_info d;
     int rc = described(s, args, &t, &d);
     if (rc == ST_NOT_FOUND)
         rc = st_error(rc, "Unknown table %s!", t->s);
     if (rc == ST_OK)
-        fprintf(s->out, "%s\n", d->table->state == want ? "true" : "false");
-    strata_admin_free_msg(d);
+        fprintf(s->out, "%s\n", d.state == want ? "true" : "false");
+    shell_table_info_clear(&d);
     return rc;
 }
 
 static int cmd_is_enabled(shell_session *s, const shell_value *args)
 {
-    return state_is(s, args, STRATA__MASTER__TABLE_STATE__ENABLED);
+    return state_is(s, args, STRATA_TABLE_ENABLED);
 }
 
 static int cmd_is_disabled(shell_session *s, const shell_value *args)
 {
-    return state_is(s, args, STRATA__MASTER__TABLE_STATE__DISABLED);
+    return state_is(s, args, STRATA_TABLE_DISABLED);
 }
 
 /* ---- enable, disable, drop, truncate ---- */
 
-static bool is_enabledish(const Strata__Master__DescribeTableResponse *d)
+static bool is_enabledish(const shell_table_info *d)
 {
-    return d->table->state == STRATA__MASTER__TABLE_STATE__ENABLED ||
-           d->table->state == STRATA__MASTER__TABLE_STATE__ENABLING;
+    return d->state == STRATA_TABLE_ENABLED || d->state == STRATA_TABLE_ENABLING;
 }
 
 static int switch_state(shell_session *s, const shell_value *args, bool enable)
 {
     const shell_value *t = NULL;
-    Strata__Master__DescribeTableResponse *d = NULL;
+    shell_table_info d;
+    char *err = NULL;
     int rc = described(s, args, &t, &d);
     if (rc == ST_NOT_FOUND)
         rc = st_error(rc, "Table %s does not exist.", t->s);
-    bool done = rc == ST_OK && d->table->state == (enable ? STRATA__MASTER__TABLE_STATE__ENABLED
-                                                          : STRATA__MASTER__TABLE_STATE__DISABLED);
-    strata_admin_free_msg(d);
+    bool done = rc == ST_OK && d.state == (enable ? STRATA_TABLE_ENABLED : STRATA_TABLE_DISABLED);
+    shell_table_info_clear(&d);
     if (rc != ST_OK || done)
         return rc;
-    return enable ? strata_admin_enable_table(s->admin, t->s)
-                  : strata_admin_disable_table(s->admin, t->s);
+    if (enable)
+        strata_admin_enable_table(s->admin, t->s, &err);
+    else
+        strata_admin_disable_table(s->admin, t->s, &err);
+    return shell_failed(err);
 }
 
 static int cmd_enable(shell_session *s, const shell_value *args)
@@ -342,37 +333,45 @@ static int cmd_disable(shell_session *s, const shell_value *args)
 static int cmd_drop(shell_session *s, const shell_value *args)
 {
     const shell_value *t = NULL;
-    Strata__Master__DescribeTableResponse *d = NULL;
+    shell_table_info d;
+    char *err = NULL;
     int rc = described(s, args, &t, &d);
     if (rc == ST_NOT_FOUND)
         rc = st_error(rc, "Table %s does not exist.", t->s);
-    if (rc == ST_OK && is_enabledish(d))
+    if (rc == ST_OK && is_enabledish(&d))
         rc = st_error(ST_INVALID_ARGUMENT, "Table %s is enabled. Disable it first.", t->s);
-    strata_admin_free_msg(d);
-    return rc == ST_OK ? strata_admin_delete_table(s->admin, t->s) : rc;
+    shell_table_info_clear(&d);
+    if (rc != ST_OK)
+        return rc;
+    strata_admin_delete_table(s->admin, t->s, &err);
+    return shell_failed(err);
 }
 
 static int truncate_table(shell_session *s, const shell_value *args, bool preserve)
 {
     const shell_value *t = NULL;
-    Strata__Master__DescribeTableResponse *d = NULL;
+    shell_table_info d;
+    char *err = NULL;
     int rc = described(s, args, &t, &d);
     if (rc == ST_NOT_FOUND)
         rc = st_error(rc, "Unknown table %s!", t->s);
-    bool enabled = rc == ST_OK && is_enabledish(d);
-    strata_admin_free_msg(d);
+    bool enabled = rc == ST_OK && is_enabledish(&d);
+    shell_table_info_clear(&d);
     if (rc != ST_OK)
         return rc;
     fprintf(s->out, "Truncating '%s' table (it may take a while):\n", t->s);
     if (enabled) {
         fprintf(s->out, "Disabling table...\n");
         fflush(s->out);
-        rc = strata_admin_disable_table(s->admin, t->s);
+        strata_admin_disable_table(s->admin, t->s, &err);
+        rc = shell_failed(err);
+        err = NULL;
     }
     if (rc == ST_OK) {
         fprintf(s->out, "Truncating table...\n");
         fflush(s->out);
-        rc = strata_admin_truncate_table(s->admin, t->s, preserve);
+        strata_admin_truncate_table(s->admin, t->s, preserve, &err);
+        rc = shell_failed(err);
     }
     return rc;
 }
@@ -410,8 +409,9 @@ int shell_regex(const char *pattern, regex_t *re)
 static int cmd_list(shell_session *s, const shell_value *args)
 {
     const shell_value *pat = NULL;
-    strata_admin *a = NULL;
-    Strata__Master__ListTablesResponse *r = NULL;
+    strata_admin_t *a = NULL;
+    strata_name_list_t *r = NULL;
+    char *err = NULL;
     regex_t re;
     int rc = shell_nargs(args, 0, 1);
     if (rc == ST_OK && args->n)
@@ -421,49 +421,50 @@ static int cmd_list(shell_session *s, const shell_value *args)
     if (rc != ST_OK)
         return rc;
     rc = shell_admin(s, &a);
-    if (rc == ST_OK)
-        rc = strata_admin_list_tables(a, NULL, &r);
+    if (rc == ST_OK) {
+        r = strata_admin_list_tables(a, NULL, &err);
+        rc = shell_failed(err);
+    }
     if (rc == ST_OK) {
         shell_header(s, "TABLE", NULL);
-        for (size_t i = 0; i < r->n_table; i++) {
-            const char *name = shell_display_name(r->table[i]->schema->name);
+        for (size_t i = 0; i < strata_name_list_count(r); i++) {
+            const char *name = shell_display_name(strata_name_list_get(r, i));
             if (regexec(&re, name, 0, NULL, 0) == 0)
                 shell_row1(s, name);
         }
         shell_footer(s, -1);
     }
     regfree(&re);
-    strata_admin_free_msg(r);
+    strata_name_list_destroy(r);
     return rc;
 }
 
 /* ---- alter ---- */
 
 /* The deletion of a family, from {METHOD => 'delete', NAME => f} or {'delete' => f}. */
-static int alter_delete(Strata__Admin__TableSchema *sc, const shell_value *name, const char *table)
+static int alter_delete(strata_table_descriptor_t *sc, const shell_value *name, const char *table)
 {
     if (!name || name->kind != SHELL_V_STR)
         return st_error(ST_INVALID_ARGUMENT, "NAME parameter missing for delete method");
-    if (shell_schema_remove(sc, name->s) != ST_OK)
+    if (!strata_table_descriptor_remove_family(sc, name->s))
         return st_error(ST_NOT_FOUND,
                         "Family '%s' does not exist in table %s, so it cannot be deleted", name->s,
                         table);
     return ST_OK;
 }
 
-static int alter_family(shell_session *s, Strata__Admin__TableSchema *sc, const shell_value *spec)
+static int alter_family(shell_session *s, strata_table_descriptor_t *sc, const shell_value *spec)
 {
     const shell_value *name = spec->kind == SHELL_V_STR ? spec : shell_hash_get(spec, "NAME");
     if (!name || name->kind != SHELL_V_STR)
         return st_error(ST_INVALID_ARGUMENT, "Column family NAME must be a String");
-    Strata__Admin__ColumnFamilySchema *f = shell_schema_find(sc, name->s);
-    int rc = f ? ST_OK : shell_schema_add(sc, name->s, &f);
-    if (rc == ST_OK && spec->kind == SHELL_V_HASH)
-        rc = shell_family_apply(s, f, spec);
-    return rc;
+    strata_family_descriptor_t *f = strata_table_descriptor_find_family(sc, name->s);
+    if (!f && !(f = strata_table_descriptor_add_family(sc, name->s)))
+        return st_error(ST_NOMEM, "out of memory");
+    return spec->kind == SHELL_V_HASH ? shell_family_apply(s, f, spec) : ST_OK;
 }
 
-static int alter_table_attrs(shell_session *s, Strata__Admin__TableSchema *sc, const shell_value *h)
+static int alter_table_attrs(shell_session *s, strata_table_descriptor_t *sc, const shell_value *h)
 {
     for (size_t i = 0; i < h->n; i++) {
         const shell_value *k = shell_hash_key(h, i);
@@ -481,7 +482,7 @@ static int alter_table_attrs(shell_session *s, Strata__Admin__TableSchema *sc, c
     return ST_OK;
 }
 
-static int alter_arg(shell_session *s, Strata__Admin__TableSchema *sc, const shell_value *v,
+static int alter_arg(shell_session *s, strata_table_descriptor_t *sc, const shell_value *v,
                      const char *table)
 {
     if (v->kind == SHELL_V_STR)
@@ -508,7 +509,8 @@ static int alter_arg(shell_session *s, Strata__Admin__TableSchema *sc, const she
 static int cmd_alter(shell_session *s, const shell_value *args)
 {
     const shell_value *t = NULL;
-    Strata__Master__DescribeTableResponse *d = NULL;
+    shell_table_info d = {0};
+    char *err = NULL;
     int rc = shell_nargs(args, 1, -1);
     if (rc == ST_OK)
         rc = shell_str_arg(args, 0, "Table name", &t);
@@ -520,13 +522,15 @@ static int cmd_alter(shell_session *s, const shell_value *args)
         rc = st_error(ST_INVALID_ARGUMENT,
                       "There should be at least one argument but the table name");
     for (size_t i = 1; rc == ST_OK && i < args->n; i++)
-        rc = alter_arg(s, d->table->schema, &args->items[i], t->s);
-    if (rc == ST_OK && d->table->schema->n_family == 0)
+        rc = alter_arg(s, d.td, &args->items[i], t->s);
+    if (rc == ST_OK && strata_table_descriptor_family_count(d.td) == 0)
         rc = st_error(ST_INVALID_ARGUMENT, "table %s would have no column family left", t->s);
-    if (rc == ST_OK)
-        rc = strata_admin_modify_table(s->admin, d->table->schema);
-    uint32_t regions = rc == ST_OK && d->table->has_regions ? d->table->regions : 0;
-    strata_admin_free_msg(d);
+    if (rc == ST_OK) {
+        strata_admin_modify_table(s->admin, d.td, &err);
+        rc = shell_failed(err);
+    }
+    uint32_t regions = rc == ST_OK ? d.regions : 0;
+    shell_table_info_clear(&d);
     if (rc == ST_OK) {
         fprintf(s->out, "Updating all regions with the new schema...\n");
         if (regions)

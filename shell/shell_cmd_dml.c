@@ -539,15 +539,15 @@ static int cmd_delete(shell_session *s, const shell_value *args)
 /* A row delete at ts: every family of the table up to ts. */
 static int delete_row_at(shell_session *s, const char *table, strata_mutation_t *m, int64_t ts)
 {
-    Strata__Master__DescribeTableResponse *d = NULL;
+    shell_table_info d;
     int rc = shell_describe(s, table, &d);
     if (rc == ST_NOT_FOUND)
         rc = st_error(rc, "Unknown table %s!", table);
-    for (size_t i = 0; rc == ST_OK && i < d->table->schema->n_family; i++) {
-        const char *f = d->table->schema->family[i]->name;
+    for (size_t i = 0; rc == ST_OK && i < strata_table_descriptor_family_count(d.td); i++) {
+        const char *f = strata_family_descriptor_name(strata_table_descriptor_family(d.td, i));
         strata_delete_family(m, f, strlen(f), ts);
     }
-    strata_admin_free_msg(d);
+    shell_table_info_clear(&d);
     return rc;
 }
 

@@ -16,88 +16,75 @@
 
 #define MB (1024ull * 1024ull)
 
-static const char *state_name(Strata__Master__RegionState st)
+/* A server "host,port,startcode" as HBase's status prints it: "host:port startcode". */
+static void print_server(shell_session *s, const char *indent, const char *name)
 {
-    switch (st) {
-    case STRATA__MASTER__REGION_STATE__OFFLINE:
-        return "OFFLINE";
-    case STRATA__MASTER__REGION_STATE__OPENING:
-        return "OPENING";
-    case STRATA__MASTER__REGION_STATE__OPEN:
-        return "OPEN";
-    case STRATA__MASTER__REGION_STATE__CLOSING:
-        return "CLOSING";
-    case STRATA__MASTER__REGION_STATE__CLOSED:
-        return "CLOSED";
-    case STRATA__MASTER__REGION_STATE__FAILED_OPEN:
-        return "FAILED_OPEN";
-    default:
-        return "UNKNOWN";
-    }
+    const char *c1 = strchr(name, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+    if (!c2)
+        fprintf(s->out, "%s%s\n", indent, name);
+    else
+        fprintf(s->out, "%s%.*s:%.*s %s\n", indent, (int)(c1 - name), name, (int)(c2 - c1 - 1),
+                c1 + 1, c2 + 1);
 }
 
-static void print_server(shell_session *s, const char *indent, const Strata__Master__ServerName *n)
+static void print_load(shell_session *s, const strata_server_load_t *l)
 {
-    fprintf(s->out, "%s%s:%u %llu\n", indent, n->host, n->port, (unsigned long long)n->start_code);
-}
-
-static void print_load(shell_session *s, const Strata__Master__ServerStatus *l)
-{
-    unsigned regions = l->has_region_count ? l->region_count : (unsigned)l->n_region;
     fprintf(s->out,
             "        requestsPerSecond=%.1f, numberOfOnlineRegions=%u, numberOfStorefiles=%llu, "
             "storefileSizeMB=%llu, memstoreSizeMB=%llu, readRequestsCount=%llu, "
             "writeRequestsCount=%llu\n",
-            l->requests_per_second, regions, (unsigned long long)l->store_files,
-            (unsigned long long)(l->store_file_size / MB),
-            (unsigned long long)(l->memstore_size / MB), (unsigned long long)l->read_requests,
-            (unsigned long long)l->write_requests);
+            strata_server_load_requests_per_second(l), strata_server_load_region_count(l),
+            (unsigned long long)strata_server_load_store_files(l),
+            (unsigned long long)(strata_server_load_store_file_size(l) / MB),
+            (unsigned long long)(strata_server_load_memstore_size(l) / MB),
+            (unsigned long long)strata_server_load_read_requests(l),
+            (unsigned long long)strata_server_load_write_requests(l));
 }
 
-static void print_masters(shell_session *s, const Strata__Master__GetClusterStatusResponse *r)
+static void print_masters(shell_session *s, const strata_cluster_status_t *r)
 {
-    if (r->active_master && r->active_master->name)
-        print_server(s, "active master:  ", r->active_master->name);
-    fprintf(s->out, "%zu backup masters\n", r->n_backup_master);
-    for (size_t i = 0; i < r->n_backup_master; i++)
-        if (r->backup_master[i]->name)
-            print_server(s, "    ", r->backup_master[i]->name);
+    size_t n = strata_cluster_status_backup_master_count(r);
+    if (strata_cluster_status_active_master(r))
+        print_server(s, "active master:  ", strata_cluster_status_active_master(r));
+    fprintf(s->out, "%zu backup masters\n", n);
+    for (size_t i = 0; i < n; i++)
+        if (strata_cluster_status_backup_master(r, i))
+            print_server(s, "    ", strata_cluster_status_backup_master(r, i));
 }
 
-static void print_dead(shell_session *s, const Strata__Master__GetClusterStatusResponse *r)
+static void print_dead(shell_session *s, const strata_cluster_status_t *r)
 {
-    fprintf(s->out, "%zu dead servers\n", r->n_dead_server);
-    for (size_t i = 0; i < r->n_dead_server; i++)
-        fprintf(s->out, "    %s,%u,%llu\n", r->dead_server[i]->host, r->dead_server[i]->port,
-                (unsigned long long)r->dead_server[i]->start_code);
+    size_t n = strata_cluster_status_dead_server_count(r);
+    fprintf(s->out, "%zu dead servers\n", n);
+    for (size_t i = 0; i < n; i++)
+        fprintf(s->out, "    %s\n", strata_cluster_status_dead_server(r, i));
 }
 
-static unsigned region_count(const Strata__Master__ServerStatus *l)
+static void status_summary(shell_session *s, const strata_cluster_status_t *r)
 {
-    return l->has_region_count ? l->region_count : (unsigned)l->n_region;
-}
-
-static void status_summary(shell_session *s, const Strata__Master__GetClusterStatusResponse *r)
-{
+    size_t live = strata_cluster_status_live_server_count(r);
     unsigned long regions = 0;
-    for (size_t i = 0; i < r->n_live_server; i++)
-        regions += region_count(r->live_server[i]);
-    double avg = r->n_live_server ? (double)regions / (double)r->n_live_server : 0.0;
+    for (size_t i = 0; i < live; i++)
+        regions += strata_server_load_region_count(strata_cluster_status_live_server(r, i));
+    double avg = live ? (double)regions / (double)live : 0.0;
     fprintf(s->out,
             "1 active master, %zu backup masters, %zu servers, %zu dead, %.4f average load\n",
-            r->n_backup_master, r->n_live_server, r->n_dead_server, avg);
+            strata_cluster_status_backup_master_count(r), live,
+            strata_cluster_status_dead_server_count(r), avg);
 }
 
-static void status_simple(shell_session *s, const Strata__Master__GetClusterStatusResponse *r)
+static void status_simple(shell_session *s, const strata_cluster_status_t *r)
 {
+    size_t live = strata_cluster_status_live_server_count(r);
     unsigned long long load = 0, regions = 0;
     print_masters(s, r);
-    fprintf(s->out, "%zu live servers\n", r->n_live_server);
-    for (size_t i = 0; i < r->n_live_server; i++) {
-        print_server(s, "    ", r->live_server[i]->name);
-        print_load(s, r->live_server[i]);
-        load += (unsigned long long)r->live_server[i]->requests_per_second;
-        regions += region_count(r->live_server[i]);
+    fprintf(s->out, "%zu live servers\n", live);
+    for (size_t i = 0; i < live; i++) {
+        const strata_server_load_t *l = strata_cluster_status_live_server(r, i);
+        print_server(s, "    ", strata_server_load_name(l));
+        print_load(s, l);
+        load += (unsigned long long)strata_server_load_requests_per_second(l);
+        regions += strata_server_load_region_count(l);
     }
     print_dead(s, r);
     fprintf(s->out, "Aggregate load: %llu, regions: %llu\n", load, regions);
@@ -105,63 +92,73 @@ static void status_simple(shell_session *s, const Strata__Master__GetClusterStat
 
 /* The region's full name, looked up among the table's regions (fetched once per table
  * into *cache); the encoded name alone if not found. */
-static void load_name(shell_session *s, const Strata__Admin__RegionLoad *l,
-                      Strata__Master__GetTableRegionsResponse **cache, buf_t *name)
+static void load_name(shell_session *s, const strata_region_load_t *l, strata_region_list_t **cache,
+                      buf_t *name)
 {
+    const char *table = strata_region_load_table(l), *enc = strata_region_load_encoded_name(l);
     buf_reset(name);
-    if (l->table && (!*cache || !(*cache)->n_location ||
-                     strcmp((*cache)->location[0]->region->table, l->table) != 0)) {
-        strata_admin_free_msg(*cache);
-        *cache = NULL;
-        strata_admin_table_regions(s->admin, l->table, cache);
+    if (table && (!*cache || !strata_region_list_count(*cache) ||
+                  strcmp(strata_region_table(strata_region_list_get(*cache, 0)), table) != 0)) {
+        char *err = NULL;
+        strata_region_list_destroy(*cache);
+        *cache = strata_admin_table_regions(s->admin, table, &err);
+        strata_free(err); /* a region that cannot be listed shows by its encoded name */
     }
-    for (size_t i = 0; *cache && i < (*cache)->n_location; i++)
-        if (strcmp((*cache)->location[i]->region->encoded_name, l->encoded_name) == 0) {
-            shell_region_name((*cache)->location[i]->region, name);
+    for (size_t i = 0; *cache && i < strata_region_list_count(*cache); i++) {
+        const strata_region_t *r = strata_region_list_get(*cache, i);
+        if (strcmp(strata_region_encoded_name(r), enc) == 0) {
+            shell_region_name(r, name);
             return;
         }
-    buf_append(name, l->encoded_name, strlen(l->encoded_name) + 1);
+    }
+    buf_append(name, enc, strlen(enc) + 1);
     name->len--;
 }
 
-static void print_region_loads(shell_session *s, const Strata__Master__ServerStatus *st)
+static void print_region_loads(shell_session *s, const strata_server_load_t *st)
 {
-    Strata__Master__GetTableRegionsResponse *cache = NULL;
+    strata_region_list_t *cache = NULL;
     buf_t name = {0};
-    for (size_t j = 0; j < st->n_region; j++) {
-        const Strata__Admin__RegionLoad *l = st->region[j];
+    for (size_t j = 0; j < strata_server_load_region_load_count(st); j++) {
+        const strata_region_load_t *l = strata_server_load_region_load(st, j);
         load_name(s, l, &cache, &name);
         fprintf(s->out, "        \"%s\"\n", name.data ? (char *)name.data : "");
         fprintf(s->out,
                 "            numberOfStorefiles=%llu, storefileSizeMB=%llu, memstoreSizeMB=%llu, "
                 "readRequestsCount=%llu, writeRequestsCount=%llu\n",
-                (unsigned long long)l->store_files, (unsigned long long)(l->store_file_size / MB),
-                (unsigned long long)(l->memstore_size / MB), (unsigned long long)l->read_requests,
-                (unsigned long long)l->write_requests);
+                (unsigned long long)strata_region_load_store_files(l),
+                (unsigned long long)(strata_region_load_store_file_size(l) / MB),
+                (unsigned long long)(strata_region_load_memstore_size(l) / MB),
+                (unsigned long long)strata_region_load_read_requests(l),
+                (unsigned long long)strata_region_load_write_requests(l));
     }
     buf_free(&name);
-    strata_admin_free_msg(cache);
+    strata_region_list_destroy(cache);
 }
 
-static void status_detailed(shell_session *s, const Strata__Master__GetClusterStatusResponse *r)
+static void status_detailed(shell_session *s, const strata_cluster_status_t *r)
 {
-    fprintf(s->out, "version %s\n", r->version ? r->version : SHELL_VERSION);
-    fprintf(s->out, "%zu regionsInTransition\n", r->n_in_transition);
-    for (size_t i = 0; i < r->n_in_transition; i++) {
-        const Strata__Master__RegionInTransition *t = r->in_transition[i];
-        fprintf(s->out, "    {%s state=%s, ts=%llu", t->region->encoded_name, state_name(t->state),
-                (unsigned long long)t->since_ms);
-        if (t->server)
-            fprintf(s->out, ", server=%s,%u,%llu", t->server->host, t->server->port,
-                    (unsigned long long)t->server->start_code);
+    const char *version = strata_cluster_status_version(r);
+    size_t n = strata_cluster_status_in_transition_count(r);
+    fprintf(s->out, "version %s\n", version ? version : SHELL_VERSION);
+    fprintf(s->out, "%zu regionsInTransition\n", n);
+    for (size_t i = 0; i < n; i++) {
+        const strata_region_t *t = strata_cluster_status_in_transition(r, i);
+        fprintf(s->out, "    {%s state=%s, ts=%llu", strata_region_encoded_name(t),
+                strata_region_state_name(strata_region_state_of(t)),
+                (unsigned long long)strata_cluster_status_in_transition_since_ms(r, i));
+        if (strata_region_server(t))
+            fprintf(s->out, ", server=%s", strata_region_server(t));
         fprintf(s->out, "}\n");
     }
     print_masters(s, r);
-    fprintf(s->out, "%zu live servers\n", r->n_live_server);
-    for (size_t i = 0; i < r->n_live_server; i++) {
-        print_server(s, "    ", r->live_server[i]->name);
-        print_load(s, r->live_server[i]);
-        print_region_loads(s, r->live_server[i]);
+    size_t live = strata_cluster_status_live_server_count(r);
+    fprintf(s->out, "%zu live servers\n", live);
+    for (size_t i = 0; i < live; i++) {
+        const strata_server_load_t *l = strata_cluster_status_live_server(r, i);
+        print_server(s, "    ", strata_server_load_name(l));
+        print_load(s, l);
+        print_region_loads(s, l);
     }
     print_dead(s, r);
 }
@@ -169,8 +166,9 @@ static void status_detailed(shell_session *s, const Strata__Master__GetClusterSt
 static int cmd_status(shell_session *s, const shell_value *args)
 {
     const shell_value *fmt = NULL;
-    strata_admin *a = NULL;
-    Strata__Master__GetClusterStatusResponse *r = NULL;
+    strata_admin_t *a = NULL;
+    strata_cluster_status_t *r = NULL;
+    char *err = NULL;
     int rc = shell_nargs(args, 0, 2);
     if (rc == ST_OK && args->n > 0)
         rc = shell_str_arg(args, 0, "status format", &fmt);
@@ -180,15 +178,17 @@ static int cmd_status(shell_session *s, const shell_value *args)
                       "unknown status format '%s' (use 'summary', 'simple' or 'detailed')", f);
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
-    if (rc == ST_OK)
-        rc = strata_admin_cluster_status(a, &r);
+    if (rc == ST_OK) {
+        r = strata_admin_cluster_status(a, &err);
+        rc = shell_failed(err);
+    }
     if (rc == ST_OK && strcmp(f, "summary") == 0)
         status_summary(s, r);
     else if (rc == ST_OK && strcmp(f, "simple") == 0)
         status_simple(s, r);
     else if (rc == ST_OK)
         status_detailed(s, r);
-    strata_admin_free_msg(r);
+    strata_cluster_status_destroy(r);
     return rc;
 }
 

@@ -14,15 +14,18 @@
 /* Whether namespace name exists: ST_OK and *found, or the failure. */
 static int namespace_exists(shell_session *s, const char *name, bool *found)
 {
-    strata_admin *a = NULL;
-    Strata__Master__ListNamespacesResponse *r = NULL;
+    strata_admin_t *a = NULL;
+    strata_name_list_t *r = NULL;
+    char *err = NULL;
     *found = false;
     int rc = shell_admin(s, &a);
-    if (rc == ST_OK)
-        rc = strata_admin_list_namespaces(a, &r);
-    for (size_t i = 0; rc == ST_OK && i < r->n_name; i++)
-        *found |= strcmp(r->name[i], name) == 0;
-    strata_admin_free_msg(r);
+    if (rc == ST_OK) {
+        r = strata_admin_list_namespaces(a, &err);
+        rc = shell_failed(err);
+    }
+    for (size_t i = 0; rc == ST_OK && i < strata_name_list_count(r); i++)
+        *found |= strcmp(strata_name_list_get(r, i), name) == 0;
+    strata_name_list_destroy(r);
     return rc;
 }
 
@@ -35,7 +38,8 @@ static int one_name(const shell_value *args, const shell_value **ns)
 static int cmd_create_namespace(shell_session *s, const shell_value *args)
 {
     const shell_value *ns = NULL;
-    strata_admin *a = NULL;
+    strata_admin_t *a = NULL;
+    char *err = NULL;
     int rc = one_name(args, &ns);
     if (rc == ST_OK && args->n == 2 && args->items[1].kind != SHELL_V_HASH)
         rc = st_error(ST_INVALID_ARGUMENT, "%s is not of Hash type",
@@ -44,8 +48,10 @@ static int cmd_create_namespace(shell_session *s, const shell_value *args)
         fprintf(s->out, "Namespace properties ignored: Strata namespaces have none\n");
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
-    if (rc == ST_OK)
-        rc = strata_admin_create_namespace(a, ns->s);
+    if (rc == ST_OK) {
+        strata_admin_create_namespace(a, ns->s, &err);
+        rc = shell_failed(err);
+    }
     if (rc == ST_EXISTS)
         rc = st_error(rc, "Namespace %s already exists!", ns->s);
     return rc;
@@ -54,14 +60,17 @@ static int cmd_create_namespace(shell_session *s, const shell_value *args)
 static int cmd_drop_namespace(shell_session *s, const shell_value *args)
 {
     const shell_value *ns = NULL;
-    strata_admin *a = NULL;
+    strata_admin_t *a = NULL;
+    char *err = NULL;
     int rc = shell_nargs(args, 1, 1);
     if (rc == ST_OK)
         rc = shell_str_arg(args, 0, "Namespace name", &ns);
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
-    if (rc == ST_OK)
-        rc = strata_admin_delete_namespace(a, ns->s);
+    if (rc == ST_OK) {
+        strata_admin_delete_namespace(a, ns->s, &err);
+        rc = shell_failed(err);
+    }
     if (rc == ST_NOT_FOUND)
         rc = st_error(rc, "Unknown namespace %s!", ns->s);
     return rc;
@@ -70,8 +79,9 @@ static int cmd_drop_namespace(shell_session *s, const shell_value *args)
 static int cmd_list_namespace(shell_session *s, const shell_value *args)
 {
     const shell_value *pat = NULL;
-    strata_admin *a = NULL;
-    Strata__Master__ListNamespacesResponse *r = NULL;
+    strata_admin_t *a = NULL;
+    strata_name_list_t *r = NULL;
+    char *err = NULL;
     regex_t re;
     int rc = shell_nargs(args, 0, 1);
     if (rc == ST_OK && args->n)
@@ -81,17 +91,19 @@ static int cmd_list_namespace(shell_session *s, const shell_value *args)
     if (rc != ST_OK)
         return rc;
     rc = shell_admin(s, &a);
-    if (rc == ST_OK)
-        rc = strata_admin_list_namespaces(a, &r);
+    if (rc == ST_OK) {
+        r = strata_admin_list_namespaces(a, &err);
+        rc = shell_failed(err);
+    }
     if (rc == ST_OK) {
         shell_header(s, "NAMESPACE", NULL);
-        for (size_t i = 0; i < r->n_name; i++)
-            if (regexec(&re, r->name[i], 0, NULL, 0) == 0)
-                shell_row1(s, r->name[i]);
+        for (size_t i = 0; i < strata_name_list_count(r); i++)
+            if (regexec(&re, strata_name_list_get(r, i), 0, NULL, 0) == 0)
+                shell_row1(s, strata_name_list_get(r, i));
         shell_footer(s, -1);
     }
     regfree(&re);
-    strata_admin_free_msg(r);
+    strata_name_list_destroy(r);
     return rc;
 }
 
@@ -118,7 +130,8 @@ static int cmd_describe_namespace(shell_session *s, const shell_value *args)
 static int cmd_list_namespace_tables(shell_session *s, const shell_value *args)
 {
     const shell_value *ns = NULL;
-    Strata__Master__ListTablesResponse *r = NULL;
+    strata_name_list_t *r = NULL;
+    char *err = NULL;
     bool found = false;
     int rc = shell_nargs(args, 1, 1);
     if (rc == ST_OK)
@@ -127,17 +140,19 @@ static int cmd_list_namespace_tables(shell_session *s, const shell_value *args)
         rc = namespace_exists(s, ns->s, &found);
     if (rc == ST_OK && !found)
         rc = st_error(ST_NOT_FOUND, "Unknown namespace %s!", ns->s);
-    if (rc == ST_OK)
-        rc = strata_admin_list_tables(s->admin, ns->s, &r);
+    if (rc == ST_OK) {
+        r = strata_admin_list_tables(s->admin, ns->s, &err);
+        rc = shell_failed(err);
+    }
     if (rc == ST_OK) {
         shell_header(s, "TABLE", NULL);
-        for (size_t i = 0; i < r->n_table; i++) {
-            const char *name = r->table[i]->schema->name, *colon = strchr(name, ':');
+        for (size_t i = 0; i < strata_name_list_count(r); i++) {
+            const char *name = strata_name_list_get(r, i), *colon = strchr(name, ':');
             shell_row1(s, colon ? colon + 1 : name);
         }
         shell_footer(s, -1);
     }
-    strata_admin_free_msg(r);
+    strata_name_list_destroy(r);
     return rc;
 }
 

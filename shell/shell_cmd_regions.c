@@ -22,23 +22,31 @@
 
 typedef enum maint_op { OP_FLUSH, OP_COMPACT, OP_MAJOR } maint_op;
 
-static int maint_table(strata_admin *a, maint_op op, const char *t)
+static int maint_table(strata_admin_t *a, maint_op op, const char *t)
 {
-    return op == OP_FLUSH ? strata_admin_flush_table(a, t)
-                          : strata_admin_compact_table(a, t, op == OP_MAJOR);
+    char *err = NULL;
+    if (op == OP_FLUSH)
+        strata_admin_flush_table(a, t, &err);
+    else
+        strata_admin_compact_table(a, t, op == OP_MAJOR, &err);
+    return shell_failed(err);
 }
 
-static int maint_region(strata_admin *a, maint_op op, const char *enc)
+static int maint_region(strata_admin_t *a, maint_op op, const char *enc)
 {
-    return op == OP_FLUSH ? strata_admin_flush_region(a, enc)
-                          : strata_admin_compact_region(a, enc, op == OP_MAJOR);
+    char *err = NULL;
+    if (op == OP_FLUSH)
+        strata_admin_flush_region(a, enc, &err);
+    else
+        strata_admin_compact_region(a, enc, op == OP_MAJOR, &err);
+    return shell_failed(err);
 }
 
 /* A table if the name is one, else a region (HBase tries both). */
 static int maint(shell_session *s, const shell_value *args, maint_op op)
 {
     const shell_value *name = NULL;
-    strata_admin *a = NULL;
+    strata_admin_t *a = NULL;
     char enc[256];
     int rc = shell_nargs(args, 1, op == OP_FLUSH ? 1 : 3);
     if (rc == ST_OK)
@@ -51,7 +59,7 @@ static int maint(shell_session *s, const shell_value *args, maint_op op)
     if (rc != ST_OK)
         return rc;
     bool full_region = strchr(name->s, ',') != NULL;
-    if (!full_region && strata_admin_check_table_name(name->s) == ST_OK) {
+    if (!full_region && shell_check_table_name(name->s) == ST_OK) {
         rc = maint_table(a, op, name->s);
         if (rc != ST_NOT_FOUND)
             return rc;
@@ -99,7 +107,8 @@ static int unknown_region(int rc, const char *enc)
 static int cmd_move(shell_session *s, const shell_value *args)
 {
     const shell_value *dest = NULL;
-    strata_admin *a = NULL;
+    strata_admin_t *a = NULL;
+    char *err = NULL;
     char enc[256];
     int rc = shell_nargs(args, 1, 2);
     if (rc == ST_OK)
@@ -108,28 +117,34 @@ static int cmd_move(shell_session *s, const shell_value *args)
         rc = shell_str_arg(args, 1, "Server name", &dest);
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
-    if (rc == ST_OK)
-        rc = unknown_region(strata_admin_move(a, enc, dest ? dest->s : NULL, NULL), enc);
+    if (rc == ST_OK) {
+        strata_free(strata_admin_move(a, enc, dest ? dest->s : NULL, &err));
+        rc = unknown_region(shell_failed(err), enc);
+    }
     return rc;
 }
 
 static int cmd_assign(shell_session *s, const shell_value *args)
 {
-    strata_admin *a = NULL;
+    strata_admin_t *a = NULL;
+    char *err = NULL;
     char enc[256];
     int rc = shell_nargs(args, 1, 1);
     if (rc == ST_OK)
         rc = region_arg(args, enc, sizeof(enc));
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
-    if (rc == ST_OK)
-        rc = unknown_region(strata_admin_assign(a, enc, NULL), enc);
+    if (rc == ST_OK) {
+        strata_free(strata_admin_assign(a, enc, &err));
+        rc = unknown_region(shell_failed(err), enc);
+    }
     return rc;
 }
 
 static int cmd_unassign(shell_session *s, const shell_value *args)
 {
-    strata_admin *a = NULL;
+    strata_admin_t *a = NULL;
+    char *err = NULL;
     char enc[256];
     bool force = false;
     int rc = shell_nargs(args, 1, 2);
@@ -139,8 +154,10 @@ static int cmd_unassign(shell_session *s, const shell_value *args)
         rc = shell_bool_value(&args->items[1], "force", &force);
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
-    if (rc == ST_OK)
-        rc = unknown_region(strata_admin_unassign(a, enc), enc);
+    if (rc == ST_OK) {
+        strata_admin_unassign(a, enc, &err);
+        rc = unknown_region(shell_failed(err), enc);
+    }
     return rc;
 }
 
@@ -185,18 +202,20 @@ static int pick_columns(region_table *t, const shell_value *cols)
     return ST_OK;
 }
 
-static const Strata__Admin__RegionLoad *
-find_load(const Strata__Master__GetClusterStatusResponse *st, const char *enc)
+static const strata_region_load_t *find_load(const strata_cluster_status_t *st, const char *enc)
 {
-    for (size_t i = 0; st && i < st->n_live_server; i++)
-        for (size_t j = 0; j < st->live_server[i]->n_region; j++)
-            if (strcmp(st->live_server[i]->region[j]->encoded_name, enc) == 0)
-                return st->live_server[i]->region[j];
+    for (size_t i = 0; st && i < strata_cluster_status_live_server_count(st); i++) {
+        const strata_server_load_t *l = strata_cluster_status_live_server(st, i);
+        for (size_t j = 0; j < strata_server_load_region_load_count(l); j++) {
+            const strata_region_load_t *rl = strata_server_load_region_load(l, j);
+            if (strcmp(strata_region_load_encoded_name(rl), enc) == 0)
+                return rl;
+        }
+    }
     return NULL;
 }
 
-static int add_row(region_table *t, const Strata__Master__RegionLocation *l,
-                   const Strata__Admin__RegionLoad *load)
+static int add_row(region_table *t, const strata_region_t *l, const strata_region_load_t *load)
 {
     char **row = realloc(t->cells, (t->nrows + 1) * NCOLS * sizeof(*row));
     if (!row)
@@ -205,18 +224,22 @@ static int add_row(region_table *t, const Strata__Master__RegionLocation *l,
     row += t->nrows++ * NCOLS;
     buf_t b = {0};
     char tmp[300];
-    snprintf(tmp, sizeof(tmp), "%s,%u,%llu", l->server->host, l->server->port,
-             (unsigned long long)l->server->start_code);
-    row[C_SERVER] = strdup(tmp);
-    shell_region_name(l->region, &b);
+    size_t len;
+    const char *key;
+    row[C_SERVER] = strdup(strata_region_server(l));
+    shell_region_name(l, &b);
     row[C_REGION] = strdup((char *)b.data);
-    row[C_START] = shell_binary(l->region->start_key.data, l->region->start_key.len);
-    row[C_END] = shell_binary(l->region->end_key.data, l->region->end_key.len);
+    key = strata_region_start_key(l, &len);
+    row[C_START] = shell_binary(key, len);
+    key = strata_region_end_key(l, &len);
+    row[C_END] = shell_binary(key, len);
     snprintf(tmp, sizeof(tmp), "%llu",
-             load ? (unsigned long long)(load->store_file_size / MB) : 0ull);
+             load ? (unsigned long long)(strata_region_load_store_file_size(load) / MB) : 0ull);
     row[C_SIZE] = strdup(tmp);
     snprintf(tmp, sizeof(tmp), "%llu",
-             load ? (unsigned long long)(load->read_requests + load->write_requests) : 0ull);
+             load ? (unsigned long long)(strata_region_load_read_requests(load) +
+                                         strata_region_load_write_requests(load))
+                  : 0ull);
     row[C_REQ] = strdup(tmp);
     row[C_LOCALITY] = strdup("1.0");
     buf_free(&b);
@@ -276,30 +299,33 @@ static int server_filter(const shell_value *v, const char **prefix)
 
 static int fill_regions(shell_session *s, const char *table, const char *prefix, region_table *t)
 {
-    Strata__Master__GetTableRegionsResponse *r = NULL;
-    Strata__Master__GetClusterStatusResponse *st = NULL;
-    int rc = strata_admin_table_regions(s->admin, table, &r);
-    if (rc == ST_OK)
-        rc = strata_admin_cluster_status(s->admin, &st);
-    for (size_t i = 0; rc == ST_OK && i < r->n_location; i++) {
-        const Strata__Master__RegionLocation *l = r->location[i];
-        if (!l->server) {
+    strata_region_list_t *r = NULL;
+    strata_cluster_status_t *st = NULL;
+    char *err = NULL;
+    r = strata_admin_table_regions(s->admin, table, &err);
+    int rc = shell_failed(err);
+    if (rc == ST_OK) {
+        err = NULL;
+        st = strata_admin_cluster_status(s->admin, &err);
+        rc = shell_failed(err);
+    }
+    for (size_t i = 0; rc == ST_OK && i < strata_region_list_count(r); i++) {
+        const strata_region_t *l = strata_region_list_get(r, i);
+        if (!strata_region_server(l)) {
             buf_t b = {0};
-            shell_region_name(l->region, &b);
+            shell_region_name(l, &b);
             fprintf(s->out, "Can not find region: %s , it may be disabled or in transition\n",
                     (char *)b.data);
             buf_free(&b);
             rc = ST_NOT_SERVING;
             break;
         }
-        char sn[300];
-        snprintf(sn, sizeof(sn), "%s,%u,%llu", l->server->host, l->server->port,
-                 (unsigned long long)l->server->start_code);
+        const char *sn = strata_region_server(l);
         if (!prefix || strncmp(sn, prefix, strlen(prefix)) == 0)
-            rc = add_row(t, l, find_load(st, l->region->encoded_name));
+            rc = add_row(t, l, find_load(st, strata_region_encoded_name(l)));
     }
-    strata_admin_free_msg(r);
-    strata_admin_free_msg(st);
+    strata_region_list_destroy(r);
+    strata_cluster_status_destroy(st);
     return rc;
 }
 
@@ -307,7 +333,7 @@ static int cmd_list_regions(shell_session *s, const shell_value *args)
 {
     const shell_value *t = NULL;
     const char *prefix = NULL;
-    Strata__Master__DescribeTableResponse *d = NULL;
+    shell_table_info d = {0};
     region_table rt = {0};
     int rc = shell_nargs(args, 1, 3);
     if (rc == ST_OK)
@@ -320,9 +346,9 @@ static int cmd_list_regions(shell_session *s, const shell_value *args)
         rc = shell_describe(s, t->s, &d);
     if (rc == ST_NOT_FOUND)
         rc = st_error(rc, "Unknown table %s!", t->s);
-    if (rc == ST_OK && d->table->state != STRATA__MASTER__TABLE_STATE__ENABLED)
+    if (rc == ST_OK && d.state != STRATA_TABLE_ENABLED)
         rc = st_error(ST_INVALID_ARGUMENT, "Table %s must be enabled.", t->s);
-    strata_admin_free_msg(d);
+    shell_table_info_clear(&d);
     if (rc == ST_OK)
         rc = fill_regions(s, t->s, prefix, &rt);
     if (rc == ST_OK)
@@ -335,26 +361,21 @@ static int cmd_list_regions(shell_session *s, const shell_value *args)
 
 /* ---- locate_region ---- */
 
-static int locate(shell_session *s, const char *table, const buf_t *row,
-                  Strata__Master__LocateRegionResponse **out)
+static int locate(shell_session *s, const char *table, const buf_t *row, strata_region_t **out)
 {
-    strata_admin *a = NULL;
-    Strata__Master__LocateRegionRequest req = STRATA__MASTER__LOCATE_REGION_REQUEST__INIT;
-    req.table = (char *)table;
-    req.row.data = row->data;
-    req.row.len = row->len;
-    req.has_prefetch = 1;
-    req.prefetch = 0;
-    int rc = strata_admin_check_table_name(table);
+    strata_admin_t *a = NULL;
+    char *err = NULL;
+    *out = NULL;
+    int rc = shell_check_table_name(table);
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
-    if (rc == ST_OK)
-        rc = strata_admin_call(a, "LocateRegion", &req.base,
-                               &strata__master__locate_region_response__descriptor, 0,
-                               (ProtobufCMessage **)out);
+    if (rc == ST_OK) {
+        *out = strata_admin_locate_region(a, table, (const char *)row->data, row->len, &err);
+        rc = shell_failed(err);
+    }
     if (rc == ST_NOT_FOUND)
         rc = st_error(rc, "Unknown table %s!", table);
-    if (rc == ST_OK && (*out)->n_location == 0)
+    if (rc == ST_OK && !*out)
         rc = st_error(ST_NOT_FOUND, "no region of table %s holds that row", table);
     return rc;
 }
@@ -362,7 +383,7 @@ static int locate(shell_session *s, const char *table, const buf_t *row,
 static int cmd_locate_region(shell_session *s, const shell_value *args)
 {
     const shell_value *t = NULL, *key = NULL;
-    Strata__Master__LocateRegionResponse *r = NULL;
+    strata_region_t *l = NULL;
     buf_t row = {0}, name = {0};
     int rc = shell_nargs(args, 2, 2);
     if (rc == ST_OK)
@@ -372,21 +393,31 @@ static int cmd_locate_region(shell_session *s, const shell_value *args)
     if (rc == ST_OK)
         rc = shell_unescape_binary(key->s, key->len, &row);
     if (rc == ST_OK)
-        rc = locate(s, t->s, &row, &r);
-    const Strata__Master__RegionLocation *l = rc == ST_OK ? r->location[0] : NULL;
-    if (rc == ST_OK && !l->server)
-        rc = st_error(ST_NOT_SERVING, "region %s of table %s is not open", l->region->encoded_name,
-                      t->s);
+        rc = locate(s, t->s, &row, &l);
+    const char *server = rc == ST_OK ? strata_region_server(l) : NULL;
+    if (rc == ST_OK && !server)
+        rc = st_error(ST_NOT_SERVING, "region %s of table %s is not open",
+                      strata_region_encoded_name(l), t->s);
     if (rc == ST_OK) {
         char host[300];
-        shell_region_name(l->region, &name);
-        char *sk = shell_binary(l->region->start_key.data, l->region->start_key.len);
-        char *ek = shell_binary(l->region->end_key.data, l->region->end_key.len);
+        size_t sk_len, ek_len;
+        const char *skey = strata_region_start_key(l, &sk_len);
+        const char *ekey = strata_region_end_key(l, &ek_len);
+        shell_region_name(l, &name);
+        char *sk = shell_binary(skey, sk_len);
+        char *ek = shell_binary(ekey, ek_len);
         char *line = NULL;
         if (asprintf(&line, "{ENCODED => %s, NAME => '%s', STARTKEY => '%s', ENDKEY => '%s'}",
-                     l->region->encoded_name, (char *)name.data, sk ? sk : "", ek ? ek : "") < 0)
+                     strata_region_encoded_name(l), (char *)name.data, sk ? sk : "",
+                     ek ? ek : "") < 0)
             line = NULL;
-        snprintf(host, sizeof(host), "%s:%u", l->server->host, l->server->port);
+        /* "host,port,startcode" -> "host:port" */
+        const char *c1 = strchr(server, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+        if (c2)
+            snprintf(host, sizeof(host), "%.*s:%.*s", (int)(c1 - server), server,
+                     (int)(c2 - c1 - 1), c1 + 1);
+        else
+            snprintf(host, sizeof(host), "%s", server);
         shell_header(s, "HOST", "REGION");
         shell_row2(s, host, line ? line : "");
         shell_footer(s, 1);
@@ -394,7 +425,7 @@ static int cmd_locate_region(shell_session *s, const shell_value *args)
         free(sk);
         free(ek);
     }
-    strata_admin_free_msg(r);
+    strata_region_destroy(l);
     buf_free(&row);
     buf_free(&name);
     return rc;

@@ -7,6 +7,10 @@
  * ARRAY); they print their results to s->out and return ST_OK, or a failure status with
  * st_errmsg() holding the one-line reason the dispatcher prints after "ERROR: ".
  *
+ * The cluster is reached only through libstrata's public headers (strata/strata.h,
+ * strata/admin.h); their errptr messages become the shell's statuses in shell_failed,
+ * by their strata_code.
+ *
  * Output layout (HBase's Shell::Formatter): a two-column row is " <c1> <c2>" when
  * stdout is not a terminal; on a terminal of W columns the first column is padded to W/4
  * and long values wrap. Headers are the same without the leading space. Footers are
@@ -25,18 +29,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "client/admin.h"
-#include "client/strata.h"
 #include "common/buf.h"
 #include "shell/shell.h"
 #include "shell/shell_parse.h"
+#include "strata/admin.h"
+#include "strata/strata.h"
 
 struct shell_session {
     shell_config cfg; /* strings owned */
     FILE *out;
     FILE *err;
-    int width;           /* terminal columns; 0 when stdout is not a terminal */
-    strata_admin *admin; /* NULL until first needed */
+    int width;             /* terminal columns; 0 when stdout is not a terminal */
+    strata_admin_t *admin; /* NULL until first needed */
     strata_client_t *client;
     bool contacted;    /* the first contact succeeded */
     unsigned rows;     /* rows printed since the last header */
@@ -104,21 +108,36 @@ int shell_check_keys(const shell_value *hash, const char *const *allowed, const 
 /* ---- cluster (shell_conn.c) ---- */
 
 /* The admin handle, opened and checked on first use (see shell.h). */
-int shell_admin(shell_session *s, strata_admin **out);
+int shell_admin(shell_session *s, strata_admin_t **out);
 /* A handle on table name (close with strata_table_close). */
 int shell_table(shell_session *s, const char *name, strata_table_t **out);
+/* Turns a failed call's message (an errptr of strata.h or admin.h) into the shell's status
+ * for its code, with st_errmsg() holding the message after its token; frees err. ST_OK
+ * when err is NULL. */
+int shell_failed(char *err);
+/* ST_OK if name is a valid table name, else ST_INVALID_ARGUMENT naming what is wrong. */
+int shell_check_table_name(const char *name);
 /* The name as HBase prints it: "t" for "default:t", else unchanged. */
 const char *shell_display_name(const char *qualified);
+
+/* What describe answers: the descriptor (the caller's, see shell_table_info_clear), the
+ * table's state and its number of regions. */
+typedef struct shell_table_info {
+    strata_table_descriptor_t *td;
+    strata_table_state state;
+    uint32_t regions;
+} shell_table_info;
+
 /* Describes table: ST_OK and *out, ST_NOT_FOUND (message naming the table) or the
- * failure. */
-int shell_describe(shell_session *s, const char *table,
-                   Strata__Master__DescribeTableResponse **out);
+ * failure (out->td NULL). */
+int shell_describe(shell_session *s, const char *table, shell_table_info *out);
+void shell_table_info_clear(shell_table_info *info);
 /* Turns a client error message (errptr) about table into the failure status with an
  * HBase-style message ("Unknown table t!", "Unknown column family! Valid column names:
  * cf:*"); frees msg. */
 int shell_data_error(shell_session *s, const char *table, char *msg);
 /* "<table>,<start>,<id>.<encoded>." (HBase's region name). */
-void shell_region_name(const Strata__Admin__RegionInfo *r, buf_t *out);
+void shell_region_name(const strata_region_t *r, buf_t *out);
 /* Accepts an encoded name or a full region name; copies the encoded name into out. */
 void shell_encoded_name(const char *name, char *out, size_t cap);
 
@@ -128,28 +147,16 @@ int shell_regex(const char *pattern, regex_t *re);
 
 /* ---- schemas (shell_schema.c) ---- */
 
-/* An empty schema of table (free with shell_schema_free, which also frees one that
- * describe returned). */
-int shell_schema_new(const char *table, Strata__Admin__TableSchema **out);
-void shell_schema_free(Strata__Admin__TableSchema *t);
-Strata__Admin__ColumnFamilySchema *shell_schema_find(const Strata__Admin__TableSchema *t,
-                                                     const char *name);
-/* Appends a family with every attribute at its default. */
-int shell_schema_add(Strata__Admin__TableSchema *t, const char *name,
-                     Strata__Admin__ColumnFamilySchema **out);
-/* ST_OK, or ST_NOT_FOUND (no message) when the family is absent. */
-int shell_schema_remove(Strata__Admin__TableSchema *t, const char *name);
 /* Applies a family dictionary (NAME and METHOD skipped); unknown keys are reported on
  * s->out as HBase does ("Unknown argument ignored for column family f: X"). */
-int shell_family_apply(shell_session *s, Strata__Admin__ColumnFamilySchema *f,
-                       const shell_value *spec);
+int shell_family_apply(shell_session *s, strata_family_descriptor_t *f, const shell_value *spec);
 /* One table attribute (MAX_FILESIZE, MEMSTORE_FLUSHSIZE, DURABILITY); *known false for
  * any other key. */
-int shell_table_attr(Strata__Admin__TableSchema *t, const char *key, const shell_value *v,
+int shell_table_attr(strata_table_descriptor_t *t, const char *key, const shell_value *v,
                      bool *known);
 /* "{NAME => 'f', VERSIONS => '1', ...}" / ", {TABLE_ATTRIBUTES => {...}}" or "" into b
  * (NUL-terminated). */
-void shell_family_describe(const Strata__Admin__ColumnFamilySchema *f, buf_t *b);
-void shell_table_attrs_describe(const Strata__Admin__TableSchema *t, buf_t *b);
+void shell_family_describe(const strata_family_descriptor_t *f, buf_t *b);
+void shell_table_attrs_describe(const strata_table_descriptor_t *t, buf_t *b);
 
 #endif

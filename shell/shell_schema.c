@@ -1,13 +1,9 @@
 /*
- * shell_schema.c - table and column-family schemas for create, alter and describe:
+ * shell_schema.c - table and column-family descriptors for create, alter and describe:
  * HBase's family dictionaries ({NAME => 'f', VERSIONS => 3, TTL => 86400, BLOOMFILTER =>
  * 'ROW', COMPRESSION => 'ZSTD', ...}) and table attributes (MAX_FILESIZE,
- * MEMSTORE_FLUSHSIZE, DURABILITY) onto admin.proto's TableSchema, and back into
- * describe's text.
- *
- * Schemas built here are allocated with malloc field by field, like one protobuf-c
- * unpacked, so shell_schema_free (protobuf_c_message_free_unpacked) frees both kinds;
- * alter edits the schema describe returned in place.
+ * MEMSTORE_FLUSHSIZE, DURABILITY) onto strata/admin.h's descriptors, and back into
+ * describe's text. Alter edits the descriptor describe returned in place.
  *
  * Thread-safety: reentrant.
  */
@@ -23,67 +19,6 @@ static const char *const BLOOMS[] = {"NONE", "ROW", "ROWCOL"};
 static const char *const COMPRESSIONS[] = {"NONE", "ZSTD"};
 static const char *const DURABILITIES[] = {"USE_DEFAULT", "SKIP_WAL", "ASYNC_WAL", "SYNC_WAL",
                                            "FSYNC_WAL"};
-
-int shell_schema_new(const char *table, Strata__Admin__TableSchema **out)
-{
-    Strata__Admin__TableSchema *t = calloc(1, sizeof(*t));
-    if (t)
-        strata__admin__table_schema__init(t);
-    if (!t || !(t->name = strdup(table))) {
-        free(t);
-        *out = NULL;
-        return st_error(ST_NOMEM, "out of memory");
-    }
-    *out = t;
-    return ST_OK;
-}
-
-void shell_schema_free(Strata__Admin__TableSchema *t)
-{
-    if (t)
-        protobuf_c_message_free_unpacked(&t->base, NULL);
-}
-
-Strata__Admin__ColumnFamilySchema *shell_schema_find(const Strata__Admin__TableSchema *t,
-                                                     const char *name)
-{
-    for (size_t i = 0; i < t->n_family; i++)
-        if (strcmp(t->family[i]->name, name) == 0)
-            return t->family[i];
-    return NULL;
-}
-
-int shell_schema_add(Strata__Admin__TableSchema *t, const char *name,
-                     Strata__Admin__ColumnFamilySchema **out)
-{
-    Strata__Admin__ColumnFamilySchema **v = realloc(t->family, (t->n_family + 1) * sizeof(*v));
-    if (!v)
-        return st_error(ST_NOMEM, "out of memory");
-    t->family = v;
-    Strata__Admin__ColumnFamilySchema *f = calloc(1, sizeof(*f));
-    if (f)
-        strata__admin__column_family_schema__init(f);
-    if (!f || !(f->name = strdup(name))) {
-        free(f);
-        return st_error(ST_NOMEM, "out of memory");
-    }
-    t->family[t->n_family++] = f;
-    *out = f;
-    return ST_OK;
-}
-
-int shell_schema_remove(Strata__Admin__TableSchema *t, const char *name)
-{
-    for (size_t i = 0; i < t->n_family; i++) {
-        if (strcmp(t->family[i]->name, name) != 0)
-            continue;
-        protobuf_c_message_free_unpacked(&t->family[i]->base, NULL);
-        memmove(t->family + i, t->family + i + 1, (t->n_family - i - 1) * sizeof(*t->family));
-        t->n_family--;
-        return ST_OK;
-    }
-    return ST_NOT_FOUND;
-}
 
 /* The index of v (a string, any case) in names[0..n), or an error listing them. */
 static int pick(const shell_value *v, const char *what, const char *const *names, size_t n,
@@ -114,72 +49,76 @@ static int positive(const shell_value *v, const char *what, int64_t min, int64_t
     return rc;
 }
 
-static int set_ttl(Strata__Admin__ColumnFamilySchema *f, const shell_value *v)
+static int set_ttl(strata_family_descriptor_t *f, const shell_value *v)
 {
     int64_t ttl;
     if (v->kind == SHELL_V_STR && strcasecmp(v->s, "FOREVER") == 0) {
-        f->has_ttl_sec = 0;
+        strata_family_descriptor_unset(f, STRATA_FAMILY_TTL);
         return ST_OK;
     }
     int rc = positive(v, "TTL", 1, &ttl);
-    if (rc == ST_OK) {
-        f->has_ttl_sec = 1;
-        f->ttl_sec = ttl;
-    }
+    if (rc == ST_OK)
+        strata_family_descriptor_set(f, STRATA_FAMILY_TTL, ttl);
     return rc;
 }
 
-static int set_keep_deleted(Strata__Admin__ColumnFamilySchema *f, const shell_value *v)
+static int set_keep_deleted(strata_family_descriptor_t *f, const shell_value *v)
 {
     bool b;
     int rc = shell_bool_value(v, "KEEP_DELETED_CELLS", &b);
-    if (rc == ST_OK) {
-        f->has_keep_deleted_cells = 1;
-        f->keep_deleted_cells = b;
-    }
+    if (rc == ST_OK)
+        strata_family_descriptor_set(f, STRATA_FAMILY_KEEP_DELETED_CELLS, b);
+    return rc;
+}
+
+/* A count attribute: at least min, at most UINT32_MAX. */
+static int set_count(strata_family_descriptor_t *f, strata_family_attr attr, const char *key,
+                     const shell_value *v, int64_t min)
+{
+    int64_t n = 0;
+    int rc = positive(v, key, min, &n);
+    if (rc == ST_OK && n > UINT32_MAX)
+        rc = st_error(ST_INVALID_ARGUMENT, "%s %lld is too large", key, (long long)n);
+    if (rc == ST_OK)
+        strata_family_descriptor_set(f, attr, n);
+    return rc;
+}
+
+/* An attribute named by one of names (any case). */
+static int set_choice(strata_family_descriptor_t *f, strata_family_attr attr, const char *what,
+                      const shell_value *v, const char *const *names, size_t n)
+{
+    uint32_t code = 0;
+    int rc = pick(v, what, names, n, &code);
+    if (rc == ST_OK)
+        strata_family_descriptor_set(f, attr, code);
     return rc;
 }
 
 /* One family attribute; *known false when key is not one. */
-static int family_attr(Strata__Admin__ColumnFamilySchema *f, const char *key, const shell_value *v,
+static int family_attr(strata_family_descriptor_t *f, const char *key, const shell_value *v,
                        bool *known)
 {
-    int64_t n = 0;
-    uint32_t code = 0;
-    int rc = ST_OK;
     *known = true;
-    if (strcmp(key, "VERSIONS") == 0 && (rc = positive(v, key, 1, &n)) == ST_OK) {
-        f->has_versions = 1;
-        f->versions = (uint32_t)n;
-    } else if (strcmp(key, "MIN_VERSIONS") == 0 && (rc = positive(v, key, 0, &n)) == ST_OK) {
-        f->has_min_versions = 1;
-        f->min_versions = (uint32_t)n;
-    } else if (strcmp(key, "BLOCKSIZE") == 0 && (rc = positive(v, key, 1, &n)) == ST_OK) {
-        f->has_block_size = 1;
-        f->block_size = (uint32_t)n;
-    } else if (strcmp(key, "BLOOMFILTER") == 0 &&
-               (rc = pick(v, "BloomFilter type", BLOOMS, 3, &code)) == ST_OK) {
-        f->has_bloom = 1;
-        f->bloom = code;
-    } else if (strcmp(key, "COMPRESSION") == 0 &&
-               (rc = pick(v, "Compression", COMPRESSIONS, 2, &code)) == ST_OK) {
-        f->has_compression = 1;
-        f->compression = code;
-    } else if (strcmp(key, "TTL") == 0) {
-        rc = set_ttl(f, v);
-    } else if (strcmp(key, "KEEP_DELETED_CELLS") == 0) {
-        rc = set_keep_deleted(f, v);
-    } else if (strcmp(key, "VERSIONS") && strcmp(key, "MIN_VERSIONS") && strcmp(key, "BLOCKSIZE") &&
-               strcmp(key, "BLOOMFILTER") && strcmp(key, "COMPRESSION")) {
-        *known = false;
-    }
-    if (rc == ST_OK && (n > UINT32_MAX))
-        rc = st_error(ST_INVALID_ARGUMENT, "%s %lld is too large", key, (long long)n);
-    return rc;
+    if (strcmp(key, "VERSIONS") == 0)
+        return set_count(f, STRATA_FAMILY_VERSIONS, key, v, 1);
+    if (strcmp(key, "MIN_VERSIONS") == 0)
+        return set_count(f, STRATA_FAMILY_MIN_VERSIONS, key, v, 0);
+    if (strcmp(key, "BLOCKSIZE") == 0)
+        return set_count(f, STRATA_FAMILY_BLOCKSIZE, key, v, 1);
+    if (strcmp(key, "BLOOMFILTER") == 0)
+        return set_choice(f, STRATA_FAMILY_BLOOMFILTER, "BloomFilter type", v, BLOOMS, 3);
+    if (strcmp(key, "COMPRESSION") == 0)
+        return set_choice(f, STRATA_FAMILY_COMPRESSION, "Compression", v, COMPRESSIONS, 2);
+    if (strcmp(key, "TTL") == 0)
+        return set_ttl(f, v);
+    if (strcmp(key, "KEEP_DELETED_CELLS") == 0)
+        return set_keep_deleted(f, v);
+    *known = false;
+    return ST_OK;
 }
 
-int shell_family_apply(shell_session *s, Strata__Admin__ColumnFamilySchema *f,
-                       const shell_value *spec)
+int shell_family_apply(shell_session *s, strata_family_descriptor_t *f, const shell_value *spec)
 {
     for (size_t i = 0; spec && i < spec->n; i++) {
         const shell_value *k = shell_hash_key(spec, i);
@@ -190,32 +129,29 @@ int shell_family_apply(shell_session *s, Strata__Admin__ColumnFamilySchema *f,
         if (rc != ST_OK)
             return rc;
         if (!known)
-            fprintf(s->out, "Unknown argument ignored for column family %s: %s\n", f->name, k->s);
+            fprintf(s->out, "Unknown argument ignored for column family %s: %s\n",
+                    strata_family_descriptor_name(f), k->s);
     }
     return ST_OK;
 }
 
-int shell_table_attr(Strata__Admin__TableSchema *t, const char *key, const shell_value *v,
+int shell_table_attr(strata_table_descriptor_t *t, const char *key, const shell_value *v,
                      bool *known)
 {
     int64_t n = 0;
     uint32_t code = 0;
     int rc = ST_OK;
     *known = true;
-    if (strcmp(key, "MAX_FILESIZE") == 0 && (rc = positive(v, key, 1, &n)) == ST_OK) {
-        t->has_max_filesize = 1;
-        t->max_filesize = (uint64_t)n;
-    } else if (strcmp(key, "MEMSTORE_FLUSHSIZE") == 0 && (rc = positive(v, key, 1, &n)) == ST_OK) {
-        t->has_memstore_flushsize = 1;
-        t->memstore_flushsize = (uint64_t)n;
-    } else if (strcmp(key, "DURABILITY") == 0 &&
-               (rc = pick(v, "Durability", DURABILITIES, 5, &code)) == ST_OK) {
-        t->has_durability = code != 0;
-        t->durability = code;
-    } else if (strcmp(key, "MAX_FILESIZE") && strcmp(key, "MEMSTORE_FLUSHSIZE") &&
-               strcmp(key, "DURABILITY")) {
+    if (strcmp(key, "MAX_FILESIZE") == 0 && (rc = positive(v, key, 1, &n)) == ST_OK)
+        strata_table_descriptor_set(t, STRATA_TABLE_MAX_FILESIZE, n);
+    else if (strcmp(key, "MEMSTORE_FLUSHSIZE") == 0 && (rc = positive(v, key, 1, &n)) == ST_OK)
+        strata_table_descriptor_set(t, STRATA_TABLE_MEMSTORE_FLUSHSIZE, n);
+    else if (strcmp(key, "DURABILITY") == 0 &&
+             (rc = pick(v, "Durability", DURABILITIES, 5, &code)) == ST_OK)
+        strata_table_descriptor_set(t, STRATA_TABLE_DURABILITY, code); /* USE_DEFAULT unsets */
+    else if (strcmp(key, "MAX_FILESIZE") && strcmp(key, "MEMSTORE_FLUSHSIZE") &&
+             strcmp(key, "DURABILITY"))
         *known = false;
-    }
     return rc;
 }
 
@@ -229,47 +165,62 @@ static void attr(buf_t *b, const char *key, const char *val)
     buf_append(b, tmp, strlen(tmp));
 }
 
-void shell_family_describe(const Strata__Admin__ColumnFamilySchema *f, buf_t *b)
+void shell_family_describe(const strata_family_descriptor_t *f, buf_t *b)
 {
     char num[64];
+    int64_t v;
     buf_reset(b);
     buf_append_u8(b, '{');
-    attr(b, "NAME", f->name);
-    snprintf(num, sizeof(num), "%u", f->has_versions ? f->versions : 1);
+    attr(b, "NAME", strata_family_descriptor_name(f));
+    snprintf(num, sizeof(num), "%lld",
+             (long long)strata_family_descriptor_get(f, STRATA_FAMILY_VERSIONS));
     attr(b, "VERSIONS", num);
     attr(b, "KEEP_DELETED_CELLS",
-         f->has_keep_deleted_cells && f->keep_deleted_cells ? "TRUE" : "FALSE");
-    shell_ttl_string(f->has_ttl_sec ? f->ttl_sec : 0, num, sizeof(num));
+         strata_family_descriptor_get(f, STRATA_FAMILY_KEEP_DELETED_CELLS) ? "TRUE" : "FALSE");
+    shell_ttl_string(strata_family_descriptor_is_set(f, STRATA_FAMILY_TTL)
+                         ? strata_family_descriptor_get(f, STRATA_FAMILY_TTL)
+                         : 0,
+                     num, sizeof(num));
     attr(b, "TTL", num);
-    snprintf(num, sizeof(num), "%u", f->has_min_versions ? f->min_versions : 0);
+    snprintf(num, sizeof(num), "%lld",
+             (long long)strata_family_descriptor_get(f, STRATA_FAMILY_MIN_VERSIONS));
     attr(b, "MIN_VERSIONS", num);
-    attr(b, "BLOOMFILTER", BLOOMS[f->has_bloom && f->bloom < 3 ? f->bloom : 1]);
-    attr(b, "COMPRESSION",
-         COMPRESSIONS[f->has_compression && f->compression < 2 ? f->compression : 0]);
-    snprintf(num, sizeof(num), "%u", f->has_block_size ? f->block_size : 65536);
+    v = strata_family_descriptor_get(f, STRATA_FAMILY_BLOOMFILTER);
+    attr(b, "BLOOMFILTER", BLOOMS[v >= 0 && v < 3 ? v : 1]);
+    v = strata_family_descriptor_get(f, STRATA_FAMILY_COMPRESSION);
+    attr(b, "COMPRESSION", COMPRESSIONS[v >= 0 && v < 2 ? v : 0]);
+    snprintf(num, sizeof(num), "%lld",
+             (long long)strata_family_descriptor_get(f, STRATA_FAMILY_BLOCKSIZE));
     attr(b, "BLOCKSIZE", num);
     buf_append(b, "}", 2);
     b->len--;
 }
 
-void shell_table_attrs_describe(const Strata__Admin__TableSchema *t, buf_t *b)
+void shell_table_attrs_describe(const strata_table_descriptor_t *t, buf_t *b)
 {
     char num[64];
+    bool durability = strata_table_descriptor_is_set(t, STRATA_TABLE_DURABILITY);
+    bool max_filesize = strata_table_descriptor_is_set(t, STRATA_TABLE_MAX_FILESIZE);
+    bool flushsize = strata_table_descriptor_is_set(t, STRATA_TABLE_MEMSTORE_FLUSHSIZE);
     buf_reset(b);
-    if (!t->has_durability && !t->has_max_filesize && !t->has_memstore_flushsize) {
+    if (!durability && !max_filesize && !flushsize) {
         buf_append_u8(b, '\0');
         b->len = 0;
         return;
     }
     buf_append(b, ", {TABLE_ATTRIBUTES => {", 24);
-    if (t->has_durability && t->durability < 5)
-        attr(b, "DURABILITY", DURABILITIES[t->durability]);
-    if (t->has_max_filesize) {
-        snprintf(num, sizeof(num), "%llu", (unsigned long long)t->max_filesize);
+    int64_t d = strata_table_descriptor_get(t, STRATA_TABLE_DURABILITY);
+    if (durability && d >= 0 && d < 5)
+        attr(b, "DURABILITY", DURABILITIES[d]);
+    if (max_filesize) {
+        snprintf(num, sizeof(num), "%llu",
+                 (unsigned long long)strata_table_descriptor_get(t, STRATA_TABLE_MAX_FILESIZE));
         attr(b, "MAX_FILESIZE", num);
     }
-    if (t->has_memstore_flushsize) {
-        snprintf(num, sizeof(num), "%llu", (unsigned long long)t->memstore_flushsize);
+    if (flushsize) {
+        snprintf(
+            num, sizeof(num), "%llu",
+            (unsigned long long)strata_table_descriptor_get(t, STRATA_TABLE_MEMSTORE_FLUSHSIZE));
         attr(b, "MEMSTORE_FLUSHSIZE", num);
     }
     buf_append(b, "}}", 3);

@@ -22,8 +22,8 @@ declare -A allowed=(
   [master]="common common/proto common/rpc common/zk common/http regionserver/storage meta"
   [client]="common common/proto common/rpc common/zk client/include/strata"
   [client/include/strata]=""
-  [shell]="common client client/include/strata"
-  [examples]="client client/include/strata"
+  [shell]="common client/include/strata"
+  [examples]="client/include/strata"
 )
 
 fail=0
@@ -40,6 +40,8 @@ for dir in "${!allowed[@]}"; do
       hdir="$(dirname "$inc")"
       # a header next to the file (public headers include each other by bare name)
       [ "$hdir" = "." ] && hdir="$dir"
+      # the public headers are on the include path as client/include: "strata/strata.h"
+      [ "$hdir" = "strata" ] && hdir="client/include/strata"
       if [ "$hdir" = "$dir" ]; then
         continue
       fi

@@ -34,17 +34,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-
-#include "client/admin.h"
 #include <time.h>
 #include <unistd.h>
 
-#include "client/strata.h"
+#include "client/admin_rpc.h"
 #include "common/clock.h"
 #include "common/fileio.h"
 #include "common/proto/admin.pb-c.h"
 #include "common/rpc/rpc_client.h"
 #include "common/status.h"
+#include "strata/strata.h"
 #include "tools/bench_redis.h"
 #include "tools/tools.h"
 
@@ -598,21 +597,21 @@ static int dir_quorum(cluster_opts *o)
 /* Drops TestTable if it exists and creates it with R regions through the master. */
 static int create_cluster_table(const cluster_opts *o)
 {
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     Strata__Admin__TableSchema *schema = NULL;
-    int st = strata_admin_open(o->quorum, o->parent, &a);
+    int st = admin_rpc_open(o->quorum, o->parent, &a);
     if (st == ST_OK) {
         Strata__Master__DescribeTableResponse *d = NULL;
-        if (strata_admin_describe_table(a, TABLE, &d) == ST_OK) {
+        if (admin_rpc_describe_table(a, TABLE, &d) == ST_OK) {
             if (d->table->state != STRATA__MASTER__TABLE_STATE__DISABLED)
-                st = strata_admin_disable_table(a, TABLE);
+                st = admin_rpc_disable_table(a, TABLE);
             if (st == ST_OK)
-                st = strata_admin_delete_table(a, TABLE);
+                st = admin_rpc_delete_table(a, TABLE);
         }
-        strata_admin_free_msg(d);
+        admin_rpc_free_msg(d);
     }
     if (st == ST_OK)
-        st = strata_admin_schema_new(TABLE, FAMILY, &schema);
+        st = admin_rpc_schema_new(TABLE, FAMILY, &schema);
     char keys[MAX_REGIONS][KEY_LEN];
     ProtobufCBinaryData splits[MAX_REGIONS];
     for (int i = 1; i < o->regions; i++) {
@@ -620,9 +619,9 @@ static int create_cluster_table(const cluster_opts *o)
         splits[i - 1] = (ProtobufCBinaryData){KEY_LEN, (uint8_t *)keys[i - 1]};
     }
     if (st == ST_OK)
-        st = strata_admin_create_table(a, schema, splits, (size_t)(o->regions - 1));
-    strata_admin_schema_free(schema);
-    strata_admin_close(a);
+        st = admin_rpc_create_table(a, schema, splits, (size_t)(o->regions - 1));
+    admin_rpc_schema_free(schema);
+    admin_rpc_close(a);
     return st;
 }
 

@@ -252,11 +252,11 @@ static int wait_ready(const cluster_state *s, int wait_ms, cluster_view *v)
 {
     uint64_t deadline = clock_mono_ns() + (uint64_t)wait_ms * 1000000ull;
     zk *z = NULL;
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     char why[400] = "not looked yet";
-    int rc = strata_admin_open(s->quorum, s->parent, &a);
+    int rc = admin_rpc_open(s->quorum, s->parent, &a);
     if (rc == ST_OK)
-        strata_admin_set_timeout_ms(a, 2000);
+        admin_rpc_set_timeout_ms(a, 2000);
     while (rc == ST_OK) {
         if (!z && cluster_zk_open(s, 2000, &z) != ST_OK)
             z = NULL;
@@ -270,7 +270,7 @@ static int wait_ready(const cluster_state *s, int wait_ms, cluster_view *v)
         }
         clock_sleep_ms(READY_POLL_MS);
     }
-    strata_admin_close(a);
+    admin_rpc_close(a);
     zk_close(z);
     return rc;
 }

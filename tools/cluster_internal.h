@@ -30,7 +30,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "client/admin.h"
+#include "client/admin_rpc.h"
 #include "common/server_name.h"
 #include "common/zk/zk.h"
 #include "common/zk/znodes.h"
@@ -123,7 +123,7 @@ typedef struct cluster_view {
 int cluster_zk_open(const cluster_state *s, int timeout_ms, zk **out);
 /* Fills v from ZooKeeper (z may be NULL: nothing known) and, if a is not NULL, from the
  * master's GetClusterStatus (a's timeout applies). */
-void cluster_view_read(const cluster_state *s, zk *z, strata_admin *a, cluster_view *v);
+void cluster_view_read(const cluster_state *s, zk *z, admin_rpc *a, cluster_view *v);
 /* Prints one line per process and the cluster's summary (docs/cluster.md). */
 void cluster_view_print(const cluster_state *s, const cluster_view *v, FILE *out);
 /* Resolves "master-active" through ZooKeeper, or checks a process name: the process, or

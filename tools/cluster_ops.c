@@ -42,20 +42,20 @@ int cluster_status_main(const char *dir)
     cluster_state s;
     cluster_view v;
     zk *z = NULL;
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     if (read_state("status", dir, &s) != ST_OK)
         return 1;
     if (cluster_alive(&s, cluster_state_find(&s, "zk")) &&
         cluster_zk_open(&s, STATUS_TIMEOUT_MS, &z) != ST_OK)
         z = NULL;
-    if (z && strata_admin_open(s.quorum, s.parent, &a) == ST_OK)
-        strata_admin_set_timeout_ms(a, STATUS_TIMEOUT_MS);
+    if (z && admin_rpc_open(s.quorum, s.parent, &a) == ST_OK)
+        admin_rpc_set_timeout_ms(a, STATUS_TIMEOUT_MS);
     cluster_view_read(&s, z, a, &v);
     cluster_view_print(&s, &v, stdout);
     bool healthy = v.active >= 0;
     for (size_t i = 0; i < s.nprocs; i++)
         healthy = healthy && cluster_alive(&s, &s.procs[i]);
-    strata_admin_close(a);
+    admin_rpc_close(a);
     zk_close(z);
     cluster_state_clear(&s);
     return healthy ? 0 : 1;

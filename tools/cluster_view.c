@@ -52,10 +52,10 @@ static void read_registered(const cluster_state *s, zk *z, cluster_view *v)
     free(path);
 }
 
-static void read_status(strata_admin *a, cluster_view *v)
+static void read_status(admin_rpc *a, cluster_view *v)
 {
     Strata__Master__GetClusterStatusResponse *st = NULL;
-    if (strata_admin_cluster_status(a, &st) != ST_OK) {
+    if (admin_rpc_cluster_status(a, &st) != ST_OK) {
         snprintf(v->status_error, sizeof(v->status_error), "%s", st_errmsg());
         return;
     }
@@ -65,10 +65,10 @@ static void read_status(strata_admin *a, cluster_view *v)
     v->rit = (uint32_t)st->n_in_transition;
     v->tables = st->has_tables ? st->tables : 0;
     v->regions = st->has_regions ? st->regions : 0;
-    strata_admin_free_msg(st);
+    admin_rpc_free_msg(st);
 }
 
-void cluster_view_read(const cluster_state *s, zk *z, strata_admin *a, cluster_view *v)
+void cluster_view_read(const cluster_state *s, zk *z, admin_rpc *a, cluster_view *v)
 {
     memset(v, 0, sizeof(*v));
     v->active = -1;

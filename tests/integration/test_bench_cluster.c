@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "client/admin.h"
+#include "client/admin_rpc.h"
 #include "common/status.h"
 #include "tests/support/cluster.h"
 #include "tests/support/testutil.h"
@@ -100,15 +100,15 @@ static void bench_against_a_local_cluster(void **state)
              bin, tc_dir(c));
     run_and_check(cmd, 2000, 3);
     run_and_check(cmd, 2000, 3); /* TestTable exists now: it is dropped and created again */
-    strata_admin *a = NULL;
-    assert_int_equal(strata_admin_open(tc_quorum(c), tc_parent(c), &a), ST_OK);
+    admin_rpc *a = NULL;
+    assert_int_equal(admin_rpc_open(tc_quorum(c), tc_parent(c), &a), ST_OK);
     Strata__Master__GetClusterStatusResponse *st = NULL;
-    assert_int_equal(strata_admin_cluster_status(a, &st), ST_OK);
+    assert_int_equal(admin_rpc_cluster_status(a, &st), ST_OK);
     assert_int_equal(st->n_live_server, 3);
     for (size_t i = 0; i < st->n_live_server; i++)
         assert_int_equal(st->live_server[i]->region_count, 2);
-    strata_admin_free_msg(st);
-    strata_admin_close(a);
+    admin_rpc_free_msg(st);
+    admin_rpc_close(a);
     assert_int_equal(tc_stop(c), ST_OK);
 }
 

@@ -1,5 +1,5 @@
 /*
- * test_client.c - the C client (client/strata.h) against two real `strata regionserver`
+ * test_client.c - the C client (strata/strata.h) against two real `strata regionserver`
  * processes on loopback sharing one root directory. Table "t" (families f and g) is split
  * into four regions at "g", "n", "t", placed r1, r3 on server 0 and r2, r4 on server 1 by
  * AdminService.OpenRegion, and found through a region location file.
@@ -11,9 +11,9 @@
  * all regions with a per-action failure; the buffered mutator; and the move drill: a
  * thread writes and reads through the client for 3 s while region r1 is closed on server
  * 0, opened on server 1 and the location file rewritten; the client must surface no error
- * and every acknowledged write must be readable afterwards. The example program
- * (examples/put_get.c), when built beside STRATA_BIN, runs against the same cluster.
- * Scans that are mid-row (batch) or between rows when their region moves resume without
+ * and every acknowledged write must be readable afterwards. (The example program,
+ * examples/put_get.c, creates its own table through the master: test_install.c runs it
+ * on a whole cluster.) Scans that are mid-row (batch) or between rows when their region moves resume without
  * an error, a lost cell or a repeated one, forward and reversed.
  *
  * The servers are killed at the end, on failure too (group teardown, and at exit with
@@ -36,11 +36,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client/strata.h"
 #include "common/clock.h"
 #include "common/proto/admin.pb-c.h"
 #include "common/rpc/rpc_client.h"
 #include "common/status.h"
+#include "strata/strata.h"
 #include "tests/support/proc.h"
 #include "tests/support/testutil.h"
 
@@ -94,23 +94,6 @@ static pid_t spawn_server(int i)
     if (proc_spawn(&spec, &pid) != ST_OK)
         fprintf(stderr, "spawn server %d: %s\n", i, st_errmsg());
     return pid;
-}
-
-static bool file_has(const char *path, const char *needle)
-{
-    size_t cap = 4 << 20;
-    char *buf = malloc(cap);
-    FILE *f = fopen(path, "r");
-    size_t n = f && buf ? fread(buf, 1, cap - 1, f) : 0;
-    if (f)
-        fclose(f);
-    bool found = false;
-    if (buf) {
-        buf[n] = '\0';
-        found = strstr(buf, needle) != NULL;
-    }
-    free(buf);
-    return found;
 }
 
 /* Waits (at most 20 s) for server i's ready file; ST_OK, or a failure with the reason. */
@@ -746,30 +729,6 @@ static void buffered_mutator_flushes_on_size_and_reports_failures(void **state)
     assert_int_equal(count_column("f", "m"), 600);
 }
 
-/* ---- the example program ---- */
-
-/* examples/put_get.c, built beside the strata binary, runs against the cluster. */
-static void example_put_get_runs(void **state)
-{
-    char bin[700], cmd[2200], out[700];
-    snprintf(bin, sizeof(bin), "%s", getenv("STRATA_BIN"));
-    char *slash = strrchr(bin, '/');
-    snprintf(slash ? slash + 1 : bin, sizeof(bin) - (size_t)(slash ? slash + 1 - bin : 0),
-             "example_put_get");
-    if (access(bin, X_OK) != 0)
-        tu_skip(__func__, "%s is not built (cmake --build builds it)", bin);
-    snprintf(out, sizeof(out), "%s/example.out", g.dir);
-    snprintf(cmd, sizeof(cmd), "timeout 60 %s %s t f > %s 2>&1", bin, g.locfile, out);
-    int st = system(cmd);
-    if (st != 0 || !file_has(out, "get banana: 1 cells") || !file_has(out, "cherry f:q") ||
-        !file_has(out, "get banana: 0 cells")) {
-        snprintf(cmd, sizeof(cmd), "head -c 3000 %s >&2", out);
-        if (system(cmd) != 0)
-            print_message("(no output)\n");
-        fail_msg("%s exited %d; see %s", bin, st, out);
-    }
-}
-
 /* ---- the move drill ---- */
 
 typedef struct drill {
@@ -929,7 +888,6 @@ int main(void)
         cmocka_unit_test(scan_survives_expired_server_scanner),
         cmocka_unit_test(batch_across_regions_with_a_failed_action),
         cmocka_unit_test(buffered_mutator_flushes_on_size_and_reports_failures),
-        cmocka_unit_test(example_put_get_runs),
         cmocka_unit_test(move_region_while_writing),
         cmocka_unit_test(scan_resumes_after_region_moves),
     };

@@ -1,7 +1,7 @@
 /*
  * test_cluster.c - the cluster as a whole (docs/master.md): real ZooKeeper, masters and
  * region servers started by `strata cluster` (tests/support/cluster.h), driven through the
- * admin API (client/admin.h) and the client (client/strata.h) with the master-backed
+ * admin API (client/admin_rpc.h) and the client (strata/strata.h) with the master-backed
  * locator.
  *
  * Tests:
@@ -45,8 +45,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client/admin.h"
-#include "client/strata.h"
+#include "client/admin_rpc.h"
 #include "common/clock.h"
 #include "common/proto/admin.pb-c.h"
 #include "common/proto/master.pb-c.h"
@@ -54,6 +53,7 @@
 #include "common/server_name.h"
 #include "common/status.h"
 #include "common/zk/zk.h"
+#include "strata/strata.h"
 #include "tests/support/cluster.h"
 #include "tests/support/proc.h"
 #include "tests/support/testutil.h"
@@ -72,10 +72,10 @@ static tc_cluster *start_cluster(int masters, int rs)
     return c;
 }
 
-static strata_admin *admin_for(tc_cluster *c)
+static admin_rpc *admin_for(tc_cluster *c)
 {
-    strata_admin *a = NULL;
-    assert_int_equal(strata_admin_open(tc_quorum(c), tc_parent(c), &a), ST_OK);
+    admin_rpc *a = NULL;
+    assert_int_equal(admin_rpc_open(tc_quorum(c), tc_parent(c), &a), ST_OK);
     return a;
 }
 
@@ -93,29 +93,29 @@ static strata_client_t *client_for(tc_cluster *c)
     return cl;
 }
 
-static void create_table(strata_admin *a, const char *name, const char *families, uint32_t nregions)
+static void create_table(admin_rpc *a, const char *name, const char *families, uint32_t nregions)
 {
     Strata__Admin__TableSchema *s = NULL;
-    assert_int_equal(strata_admin_schema_new(name, families, &s), ST_OK);
-    int rc = nregions > 1 ? strata_admin_create_table_presplit(a, s, nregions, NULL)
-                          : strata_admin_create_table(a, s, NULL, 0);
-    strata_admin_schema_free(s);
+    assert_int_equal(admin_rpc_schema_new(name, families, &s), ST_OK);
+    int rc = nregions > 1 ? admin_rpc_create_table_presplit(a, s, nregions, NULL)
+                          : admin_rpc_create_table(a, s, NULL, 0);
+    admin_rpc_schema_free(s);
     if (rc != ST_OK)
         fail_msg("create table %s: %s", name, st_errmsg());
 }
 
 /* Every region of table open on a server (bounded wait). */
-static void wait_all_open(strata_admin *a, const char *table, int64_t timeout_ms)
+static void wait_all_open(admin_rpc *a, const char *table, int64_t timeout_ms)
 {
     int64_t until = clock_now_ms() + timeout_ms;
     for (;;) {
         Strata__Master__GetTableRegionsResponse *r = NULL;
-        int rc = strata_admin_table_regions(a, table, &r);
+        int rc = admin_rpc_table_regions(a, table, &r);
         size_t open = 0, n = r ? r->n_location : 0;
         for (size_t i = 0; i < n; i++)
             if (r->location[i]->server && r->location[i]->state == STRATA__MASTER__REGION_STATE__OPEN)
                 open++;
-        strata_admin_free_msg(r);
+        admin_rpc_free_msg(r);
         if (rc == ST_OK && n > 0 && open == n)
             return;
         if (clock_now_ms() > until)
@@ -248,17 +248,17 @@ static void load_stop(load *l)
 
 /* ---- agreement of meta, ownership znodes and the servers' own lists ---- */
 
-static void check_open_once(tc_cluster *c, strata_admin *a, const char *table, size_t nregions)
+static void check_open_once(tc_cluster *c, admin_rpc *a, const char *table, size_t nregions)
 {
     Strata__Master__GetTableRegionsResponse *r = NULL;
-    assert_int_equal(strata_admin_table_regions(a, table, &r), ST_OK);
+    assert_int_equal(admin_rpc_table_regions(a, table, &r), ST_OK);
     assert_int_equal(r->n_location, nregions);
 
     zk *z = NULL;
     zk_options zo = {.quorum = tc_quorum(c), .session_timeout_ms = 10000, .connect_timeout_ms = 10000};
     assert_int_equal(zk_open(&zo, &z), ST_OK);
     Strata__Master__GetClusterStatusResponse *st = NULL;
-    assert_int_equal(strata_admin_cluster_status(a, &st), ST_OK);
+    assert_int_equal(admin_rpc_cluster_status(a, &st), ST_OK);
     rpc_client *rpc = NULL;
     assert_int_equal(rpc_client_new(NULL, &rpc), ST_OK);
 
@@ -317,8 +317,8 @@ static void check_open_once(tc_cluster *c, strata_admin *a, const char *table, s
     free(online);
     free(names);
     rpc_client_free(rpc);
-    strata_admin_free_msg(st);
-    strata_admin_free_msg(r);
+    admin_rpc_free_msg(st);
+    admin_rpc_free_msg(r);
     zk_close(z);
 }
 
@@ -329,37 +329,37 @@ static bool log_has(tc_cluster *c, const char *name, const char *needle);
 static void test_presplit_open_exactly_once(void **state)
 {
     tc_cluster *c = start_cluster(1, 3);
-    strata_admin *a = admin_for(c);
+    admin_rpc *a = admin_for(c);
     create_table(a, "t16", "cf", 16);
     wait_all_open(a, "t16", 30000);
     check_open_once(c, a, "default:t16", 16);
     /* Every server got some of them. */
     Strata__Master__GetClusterStatusResponse *st = NULL;
-    assert_int_equal(strata_admin_cluster_status(a, &st), ST_OK);
+    assert_int_equal(admin_rpc_cluster_status(a, &st), ST_OK);
     assert_int_equal(st->n_live_server, 3);
     for (size_t i = 0; i < st->n_live_server; i++)
         assert_true(st->live_server[i]->region_count >= 4);
     assert_int_equal(st->n_in_transition, 0);
-    strata_admin_free_msg(st);
-    strata_admin_close(a);
+    admin_rpc_free_msg(st);
+    admin_rpc_close(a);
     assert_int_equal(tc_stop(c), ST_OK);
 }
 
 static void test_moves_under_load(void **state)
 {
     tc_cluster *c = start_cluster(1, 3);
-    strata_admin *a = admin_for(c);
+    admin_rpc *a = admin_for(c);
     create_table(a, "moves", "cf", 8);
     strata_client_t *cl = client_for(c);
     write_rows(cl, "moves", 0, 200);
     load l;
     load_start(&l, cl, "moves", 200);
     Strata__Master__GetTableRegionsResponse *r = NULL;
-    assert_int_equal(strata_admin_table_regions(a, "moves", &r), ST_OK);
+    assert_int_equal(admin_rpc_table_regions(a, "moves", &r), ST_OK);
     for (int round = 0; round < 24; round++) {
         const char *enc = r->location[round % r->n_location]->region->encoded_name;
         server_name to;
-        int rc = strata_admin_move(a, enc, NULL, &to);
+        int rc = admin_rpc_move(a, enc, NULL, &to);
         if (rc != ST_OK)
             fail_msg("move %s: %s", enc, st_errmsg());
         clock_sleep_ms(50);
@@ -369,9 +369,9 @@ static void test_moves_under_load(void **state)
     assert_true(atomic_load(&l.acked) > 250);
     verify_rows(cl, "moves", 0, atomic_load(&l.acked));
     check_open_once(c, a, "default:moves", 8);
-    strata_admin_free_msg(r);
+    admin_rpc_free_msg(r);
     strata_client_close(cl);
-    strata_admin_close(a);
+    admin_rpc_close(a);
     assert_int_equal(tc_stop(c), ST_OK);
 }
 
@@ -386,12 +386,12 @@ static void wait_pid_gone(pid_t pid, int64_t timeout_ms)
 }
 
 /* Waits until every region of table is open and none on a server named "prefix...". */
-static void wait_moved_off(strata_admin *a, const char *table, const char *prefix, int64_t timeout_ms)
+static void wait_moved_off(admin_rpc *a, const char *table, const char *prefix, int64_t timeout_ms)
 {
     int64_t until = clock_now_ms() + timeout_ms;
     for (;;) {
         Strata__Master__GetTableRegionsResponse *r = NULL;
-        int rc = strata_admin_table_regions(a, table, &r);
+        int rc = admin_rpc_table_regions(a, table, &r);
         size_t good = 0, n = r ? r->n_location : 0;
         for (size_t i = 0; i < n; i++) {
             char s[SERVER_NAME_MAX] = "";
@@ -401,7 +401,7 @@ static void wait_moved_off(strata_admin *a, const char *table, const char *prefi
                 r->location[i]->state == STRATA__MASTER__REGION_STATE__OPEN)
                 good++;
         }
-        strata_admin_free_msg(r);
+        admin_rpc_free_msg(r);
         if (rc == ST_OK && n > 0 && good == n)
             return;
         if (clock_now_ms() > until)
@@ -411,19 +411,19 @@ static void wait_moved_off(strata_admin *a, const char *table, const char *prefi
     }
 }
 
-static void server_prefix_of(strata_admin *a, const char *table, size_t idx, char *out, size_t cap)
+static void server_prefix_of(admin_rpc *a, const char *table, size_t idx, char *out, size_t cap)
 {
     Strata__Master__GetTableRegionsResponse *r = NULL;
-    assert_int_equal(strata_admin_table_regions(a, table, &r), ST_OK);
+    assert_int_equal(admin_rpc_table_regions(a, table, &r), ST_OK);
     snprintf(out, cap, "%s,%u,", r->location[idx]->server->host, r->location[idx]->server->port);
-    strata_admin_free_msg(r);
+    admin_rpc_free_msg(r);
 }
 
 /* The rs-N whose port is in prefix "host,port,". */
-static int rs_index_of(tc_cluster *c, strata_admin *a, const char *prefix)
+static int rs_index_of(tc_cluster *c, admin_rpc *a, const char *prefix)
 {
     Strata__Master__GetClusterStatusResponse *st = NULL;
-    assert_int_equal(strata_admin_cluster_status(a, &st), ST_OK);
+    assert_int_equal(admin_rpc_cluster_status(a, &st), ST_OK);
     int found = -1;
     for (int i = 1; i <= 3 && found < 0; i++) {
         char path[1200];
@@ -443,7 +443,7 @@ static int rs_index_of(tc_cluster *c, strata_admin *a, const char *prefix)
         if (strcmp(want, prefix) == 0)
             found = i;
     }
-    strata_admin_free_msg(st);
+    admin_rpc_free_msg(st);
     if (found < 0)
         fail_msg("no rs-N serves %s", prefix);
     return found;
@@ -452,7 +452,7 @@ static int rs_index_of(tc_cluster *c, strata_admin *a, const char *prefix)
 static void test_graceful_stop_and_crash(void **state)
 {
     tc_cluster *c = start_cluster(1, 3);
-    strata_admin *a = admin_for(c);
+    admin_rpc *a = admin_for(c);
     create_table(a, "gs", "cf", 6);
     strata_client_t *cl = client_for(c);
     write_rows(cl, "gs", 0, 300);
@@ -479,15 +479,15 @@ static void test_graceful_stop_and_crash(void **state)
     check_open_once(c, a, "default:gs", 6);
 
     strata_client_close(cl);
-    strata_admin_close(a);
+    admin_rpc_close(a);
     assert_int_equal(tc_stop(c), ST_OK);
 }
 
 /* Whether the master lists name among the dead servers. */
-static bool master_says_dead(strata_admin *a, const char *name)
+static bool master_says_dead(admin_rpc *a, const char *name)
 {
     Strata__Master__GetClusterStatusResponse *st = NULL;
-    if (strata_admin_cluster_status(a, &st) != ST_OK)
+    if (admin_rpc_cluster_status(a, &st) != ST_OK)
         return false;
     bool dead = false;
     for (size_t i = 0; i < st->n_dead_server && !dead; i++) {
@@ -495,7 +495,7 @@ static bool master_says_dead(strata_admin *a, const char *name)
         server_name_format_proto(st->dead_server[i], s, sizeof(s));
         dead = strcmp(s, name) == 0;
     }
-    strata_admin_free_msg(st);
+    admin_rpc_free_msg(st);
     return dead;
 }
 
@@ -504,18 +504,18 @@ static bool master_says_dead(strata_admin *a, const char *name)
 static void test_assign_waits_for_wal_split(void **state)
 {
     tc_cluster *c = start_cluster(1, 2);
-    strata_admin *a = admin_for(c);
+    admin_rpc *a = admin_for(c);
     create_table(a, "ws", "cf", 1);
     wait_all_open(a, "ws", 30000);
     strata_client_t *cl = client_for(c);
     write_rows(cl, "ws", 0, 50); /* unflushed: only in the server's WAL */
 
     Strata__Master__GetTableRegionsResponse *r = NULL;
-    assert_int_equal(strata_admin_table_regions(a, "ws", &r), ST_OK);
+    assert_int_equal(admin_rpc_table_regions(a, "ws", &r), ST_OK);
     char enc[64], victim[SERVER_NAME_MAX], prefix[300], name[16];
     snprintf(enc, sizeof(enc), "%s", r->location[0]->region->encoded_name);
     server_name_format_proto(r->location[0]->server, victim, sizeof(victim));
-    strata_admin_free_msg(r);
+    admin_rpc_free_msg(r);
     server_prefix_of(a, "ws", 0, prefix, sizeof(prefix));
     snprintf(name, sizeof(name), "rs-%d", rs_index_of(c, a, prefix));
 
@@ -539,9 +539,9 @@ static void test_assign_waits_for_wal_split(void **state)
     Strata__Master__AssignRegionRequest req = STRATA__MASTER__ASSIGN_REGION_REQUEST__INIT;
     req.encoded_name = enc;
     ProtobufCMessage *resp = NULL;
-    int rc = strata_admin_call(a, "MasterService.AssignRegion", &req.base,
-                               &strata__master__assign_region_response__descriptor, 2000, &resp);
-    strata_admin_free_msg(resp);
+    int rc = admin_rpc_call(a, "MasterService.AssignRegion", &req.base,
+                            &strata__master__assign_region_response__descriptor, 2000, &resp);
+    admin_rpc_free_msg(resp);
     if (rc == ST_OK)
         fail_msg("region %s of dead server %s was assigned before its WAL was split", enc, victim);
 
@@ -550,7 +550,7 @@ static void test_assign_waits_for_wal_split(void **state)
     wait_moved_off(a, "ws", prefix, 30000);
     verify_rows(cl, "ws", 0, 50);
     strata_client_close(cl);
-    strata_admin_close(a);
+    admin_rpc_close(a);
     assert_int_equal(tc_stop(c), ST_OK);
 }
 
@@ -594,21 +594,21 @@ static bool online_on(const char *addr, const char *enc)
 }
 
 /* Waits until meta places the region OPEN on a server that serves it. */
-static void wait_online_somewhere(tc_cluster *c, strata_admin *a, const char *enc, int64_t timeout_ms)
+static void wait_online_somewhere(tc_cluster *c, admin_rpc *a, const char *enc, int64_t timeout_ms)
 {
     (void)c;
     int64_t until = clock_now_ms() + timeout_ms;
     for (;;) {
         Strata__Master__GetClusterStatusResponse *st = NULL;
         bool found = false;
-        if (strata_admin_cluster_status(a, &st) == ST_OK)
+        if (admin_rpc_cluster_status(a, &st) == ST_OK)
             for (size_t i = 0; i < st->n_live_server && !found; i++) {
                 char addr[300];
                 snprintf(addr, sizeof(addr), "%s:%u", st->live_server[i]->name->host,
                          st->live_server[i]->name->port);
                 found = online_on(addr, enc);
             }
-        strata_admin_free_msg(st);
+        admin_rpc_free_msg(st);
         if (found)
             return;
         if (clock_now_ms() > until)
@@ -626,7 +626,7 @@ static void test_heartbeats_and_paused_server(void **state)
     tc_cluster *c = NULL;
     if (tc_start(&o, &c) != ST_OK)
         fail_msg("cluster start: %s", st_errmsg());
-    strata_admin *a = admin_for(c);
+    admin_rpc *a = admin_for(c);
     create_table(a, "hb", "cf", 6);
     strata_client_t *cl = client_for(c);
     write_rows(cl, "hb", 0, 300);
@@ -635,14 +635,14 @@ static void test_heartbeats_and_paused_server(void **state)
     int64_t until = clock_now_ms() + 10000;
     for (;;) {
         Strata__Master__GetClusterStatusResponse *st = NULL;
-        assert_int_equal(strata_admin_cluster_status(a, &st), ST_OK);
+        assert_int_equal(admin_rpc_cluster_status(a, &st), ST_OK);
         uint64_t writes = 0;
         size_t regions = 0;
         for (size_t i = 0; i < st->n_live_server; i++) {
             writes += st->live_server[i]->write_requests;
             regions += st->live_server[i]->n_region;
         }
-        strata_admin_free_msg(st);
+        admin_rpc_free_msg(st);
         if (writes >= 300 && regions == 6)
             break;
         if (clock_now_ms() > until)
@@ -654,11 +654,11 @@ static void test_heartbeats_and_paused_server(void **state)
     /* A region closed behind the master's back (straight on its server) is noticed in the
      * server's reports and reopened. */
     Strata__Master__GetTableRegionsResponse *r = NULL;
-    assert_int_equal(strata_admin_table_regions(a, "hb", &r), ST_OK);
+    assert_int_equal(admin_rpc_table_regions(a, "hb", &r), ST_OK);
     char addr[300], enc[64];
     snprintf(addr, sizeof(addr), "%s:%u", r->location[2]->server->host, r->location[2]->server->port);
     snprintf(enc, sizeof(enc), "%s", r->location[2]->region->encoded_name);
-    strata_admin_free_msg(r);
+    admin_rpc_free_msg(r);
     Strata__Admin__CloseRegionRequest creq = STRATA__ADMIN__CLOSE_REGION_REQUEST__INIT;
     creq.encoded_name = enc;
     assert_int_equal(rs_call(addr, "AdminService.CloseRegion", &creq.base), ST_OK);
@@ -670,7 +670,7 @@ static void test_heartbeats_and_paused_server(void **state)
     /* A region opened straight on a server while meta places it nowhere (its table is
      * disabled) is adopted and then closed by the master. */
     create_table(a, "adopt", "cf", 1);
-    assert_int_equal(strata_admin_table_regions(a, "adopt", &r), ST_OK);
+    assert_int_equal(admin_rpc_table_regions(a, "adopt", &r), ST_OK);
     Strata__Admin__RegionInfo ri = *r->location[0]->region;
     snprintf(enc, sizeof(enc), "%s", ri.encoded_name);
     ri.encoded_name = enc;
@@ -681,11 +681,11 @@ static void test_heartbeats_and_paused_server(void **state)
     ri.start_key.data = sk;
     ri.end_key.data = ek;
     snprintf(addr, sizeof(addr), "%s:%u", r->location[0]->server->host, r->location[0]->server->port);
-    strata_admin_free_msg(r);
-    assert_int_equal(strata_admin_disable_table(a, "adopt"), ST_OK);
+    admin_rpc_free_msg(r);
+    assert_int_equal(admin_rpc_disable_table(a, "adopt"), ST_OK);
     assert_false(online_on(addr, enc));
     Strata__Admin__TableSchema *schema = NULL;
-    assert_int_equal(strata_admin_schema_new("default:adopt", "cf", &schema), ST_OK);
+    assert_int_equal(admin_rpc_schema_new("default:adopt", "cf", &schema), ST_OK);
     Strata__Admin__OpenRegionRequest__RegionOpenInfo oi =
         STRATA__ADMIN__OPEN_REGION_REQUEST__REGION_OPEN_INFO__INIT;
     oi.region = &ri;
@@ -695,7 +695,7 @@ static void test_heartbeats_and_paused_server(void **state)
     oreq.n_open_info = 1;
     oreq.open_info = ois;
     assert_int_equal(rs_call(addr, "AdminService.OpenRegion", &oreq.base), ST_OK);
-    strata_admin_schema_free(schema);
+    admin_rpc_schema_free(schema);
     assert_true(online_on(addr, enc));
     int64_t deadline = clock_now_ms() + 20000;
     while (online_on(addr, enc)) {
@@ -720,14 +720,14 @@ static void test_heartbeats_and_paused_server(void **state)
     verify_rows(cl, "hb", 0, 400);
     check_open_once(c, a, "default:hb", 6);
     strata_client_close(cl);
-    strata_admin_close(a);
+    admin_rpc_close(a);
     assert_int_equal(tc_stop(c), ST_OK);
 }
 
 static void test_kill_active_master(void **state)
 {
     tc_cluster *c = start_cluster(2, 3);
-    strata_admin *a = admin_for(c);
+    admin_rpc *a = admin_for(c);
     create_table(a, "km", "cf", 6);
     strata_client_t *cl = client_for(c);
     write_rows(cl, "km", 0, 300); /* caches every region's location */
@@ -765,7 +765,7 @@ static void test_kill_active_master(void **state)
     verify_rows(cl, "km2", 0, 50);
     verify_rows(cl, "km", 0, atomic_load(&l.acked));
     strata_client_close(cl);
-    strata_admin_close(a);
+    admin_rpc_close(a);
     assert_int_equal(tc_stop(c), ST_OK);
 }
 
@@ -780,31 +780,31 @@ typedef struct ddl_call {
 static void *ddl_main(void *arg)
 {
     ddl_call *d = arg;
-    strata_admin *a = NULL;
-    if (strata_admin_open(tc_quorum(d->c), tc_parent(d->c), &a) != ST_OK)
+    admin_rpc *a = NULL;
+    if (admin_rpc_open(tc_quorum(d->c), tc_parent(d->c), &a) != ST_OK)
         return NULL;
     if (d->what == 0) {
         Strata__Admin__TableSchema *s = NULL;
-        if (strata_admin_schema_new(d->table, "cf", &s) == ST_OK)
-            d->rc = strata_admin_create_table_presplit(a, s, 24, NULL);
-        strata_admin_schema_free(s);
+        if (admin_rpc_schema_new(d->table, "cf", &s) == ST_OK)
+            d->rc = admin_rpc_create_table_presplit(a, s, 24, NULL);
+        admin_rpc_schema_free(s);
     } else {
-        d->rc = strata_admin_disable_table(a, d->table);
+        d->rc = admin_rpc_disable_table(a, d->table);
     }
-    strata_admin_close(a);
+    admin_rpc_close(a);
     return NULL;
 }
 
 /* Waits until the table's state is want. */
-static void wait_table_state(strata_admin *a, const char *table, int want, int64_t timeout_ms)
+static void wait_table_state(admin_rpc *a, const char *table, int want, int64_t timeout_ms)
 {
     int64_t until = clock_now_ms() + timeout_ms;
     for (;;) {
         Strata__Master__DescribeTableResponse *d = NULL;
         int st = -1;
-        if (strata_admin_describe_table(a, table, &d) == ST_OK)
+        if (admin_rpc_describe_table(a, table, &d) == ST_OK)
             st = d->table->state;
-        strata_admin_free_msg(d);
+        admin_rpc_free_msg(d);
         if (st == want)
             return;
         if (clock_now_ms() > until)
@@ -819,15 +819,15 @@ static void wait_table_state(strata_admin *a, const char *table, int want, int64
 static void test_master_killed_mid_ddl(void **state)
 {
     tc_cluster *c = start_cluster(2, 3);
-    strata_admin *a = admin_for(c);
+    admin_rpc *a = admin_for(c);
     ddl_call d = {.c = c, .table = "mid", .what = 0};
     assert_int_equal(pthread_create(&d.th, NULL, ddl_main, &d), 0);
     /* kill the active master once the table's row is in meta, while its regions open */
     int64_t until = clock_now_ms() + 20000;
     for (;;) {
         Strata__Master__DescribeTableResponse *dt = NULL;
-        int rc = strata_admin_describe_table(a, "mid", &dt);
-        strata_admin_free_msg(dt);
+        int rc = admin_rpc_describe_table(a, "mid", &dt);
+        admin_rpc_free_msg(dt);
         if (rc == ST_OK)
             break;
         if (clock_now_ms() > until)
@@ -853,13 +853,13 @@ static void test_master_killed_mid_ddl(void **state)
     pthread_join(d.th, NULL);
     wait_table_state(a, "mid", STRATA__MASTER__TABLE_STATE__DISABLED, SESSION_MS + 30000);
     Strata__Master__GetClusterStatusResponse *st = NULL;
-    assert_int_equal(strata_admin_cluster_status(a, &st), ST_OK);
+    assert_int_equal(admin_rpc_cluster_status(a, &st), ST_OK);
     for (size_t i = 0; i < st->n_live_server; i++)
         for (size_t j = 0; j < st->live_server[i]->n_region; j++)
             assert_true(strcmp(st->live_server[i]->region[j]->table, "default:mid") != 0);
-    strata_admin_free_msg(st);
+    admin_rpc_free_msg(st);
     strata_client_close(cl);
-    strata_admin_close(a);
+    admin_rpc_close(a);
     assert_int_equal(tc_stop(c), ST_OK);
 }
 
@@ -873,7 +873,7 @@ static int run_tool(const char *fmt, ...)
     return system(cmd);
 }
 
-static int create_with_splits(strata_admin *a, const char *name, const char *const *keys, size_t n);
+static int create_with_splits(admin_rpc *a, const char *name, const char *const *keys, size_t n);
 
 /* Rows around split keys "a" < "a!" (meta sorts the row of "a!" before that of "a"). */
 static const char *const ord_rows[] = {"0", "a", "a ", "a!", "a!x", "b"};
@@ -917,9 +917,9 @@ static void test_restart_whole_cluster(void **state)
 {
     const char *bin = getenv("STRATA_BIN");
     tc_cluster *c = start_cluster(1, 3);
-    strata_admin *a = admin_for(c);
+    admin_rpc *a = admin_for(c);
     create_table(a, "keep", "cf", 5);
-    assert_int_equal(strata_admin_create_namespace(a, "ns1"), ST_OK);
+    assert_int_equal(admin_rpc_create_namespace(a, "ns1"), ST_OK);
     create_table(a, "ns1:other", "cf,cg", 1);
     const char *ord_keys[] = {"a", "a!"};
     assert_int_equal(create_with_splits(a, "ord", ord_keys, 2), ST_OK);
@@ -927,7 +927,7 @@ static void test_restart_whole_cluster(void **state)
     write_rows(cl, "keep", 0, 500);
     ord_put_all(cl);
     strata_client_close(cl);
-    strata_admin_close(a);
+    admin_rpc_close(a);
 
     assert_int_equal(run_tool("%s cluster stop --dir %s > /dev/null", bin, tc_dir(c)), 0);
     assert_int_equal(run_tool("%s cluster start --dir %s --masters 1 --regionservers 3 "
@@ -938,18 +938,18 @@ static void test_restart_whole_cluster(void **state)
     wait_all_open(a, "keep", 60000);
     wait_all_open(a, "ns1:other", 60000);
     Strata__Master__ListTablesResponse *lt = NULL;
-    assert_int_equal(strata_admin_list_tables(a, NULL, &lt), ST_OK);
+    assert_int_equal(admin_rpc_list_tables(a, NULL, &lt), ST_OK);
     assert_int_equal(lt->n_table, 3);
-    strata_admin_free_msg(lt);
+    admin_rpc_free_msg(lt);
     Strata__Master__DescribeTableResponse *d = NULL;
-    assert_int_equal(strata_admin_describe_table(a, "ns1:other", &d), ST_OK);
+    assert_int_equal(admin_rpc_describe_table(a, "ns1:other", &d), ST_OK);
     assert_int_equal(d->table->schema->n_family, 2);
     assert_int_equal(d->table->regions, 1);
-    strata_admin_free_msg(d);
+    admin_rpc_free_msg(d);
     Strata__Master__GetTableRegionsResponse *r = NULL;
-    assert_int_equal(strata_admin_table_regions(a, "keep", &r), ST_OK);
+    assert_int_equal(admin_rpc_table_regions(a, "keep", &r), ST_OK);
     assert_int_equal(r->n_location, 5);
-    strata_admin_free_msg(r);
+    admin_rpc_free_msg(r);
     cl = client_for(c);
     verify_rows(cl, "keep", 0, 500);
     /* The new master orders regions by start key, not by meta row: each row is found. */
@@ -957,18 +957,18 @@ static void test_restart_whole_cluster(void **state)
     ord_check_all(cl);
     check_open_once(c, a, "default:keep", 5);
     strata_client_close(cl);
-    strata_admin_close(a);
+    admin_rpc_close(a);
     assert_int_equal(tc_stop(c), ST_OK);
 }
 
 /* ---- DDL ---- */
 
-static size_t table_count(strata_admin *a)
+static size_t table_count(admin_rpc *a)
 {
     Strata__Master__ListTablesResponse *lt = NULL;
-    assert_int_equal(strata_admin_list_tables(a, NULL, &lt), ST_OK);
+    assert_int_equal(admin_rpc_list_tables(a, NULL, &lt), ST_OK);
     size_t n = lt->n_table;
-    strata_admin_free_msg(lt);
+    admin_rpc_free_msg(lt);
     return n;
 }
 
@@ -981,10 +981,10 @@ static void expect_fail(int rc, int want, const char *what)
     assert_true(strlen(st_errmsg()) > 0);
 }
 
-static int create_with_splits(strata_admin *a, const char *name, const char *const *keys, size_t n)
+static int create_with_splits(admin_rpc *a, const char *name, const char *const *keys, size_t n)
 {
     Strata__Admin__TableSchema *s = NULL;
-    int rc = strata_admin_schema_new(name, "cf", &s);
+    int rc = admin_rpc_schema_new(name, "cf", &s);
     if (rc != ST_OK)
         return rc;
     ProtobufCBinaryData k[8];
@@ -992,8 +992,8 @@ static int create_with_splits(strata_admin *a, const char *name, const char *con
         k[i].data = (uint8_t *)keys[i];
         k[i].len = strlen(keys[i]);
     }
-    rc = strata_admin_create_table(a, s, k, n);
-    strata_admin_schema_free(s);
+    rc = admin_rpc_create_table(a, s, k, n);
+    admin_rpc_schema_free(s);
     return rc;
 }
 
@@ -1005,7 +1005,7 @@ static void write_one(strata_client_t *cl, const char *table, char **err)
 }
 
 /* A raw CreateTable bypassing the admin library's own checks (the master must refuse). */
-static int raw_create(strata_admin *a, const char *name, const char *family, const char *const *keys,
+static int raw_create(admin_rpc *a, const char *name, const char *family, const char *const *keys,
                       size_t n)
 {
     Strata__Admin__ColumnFamilySchema f = STRATA__ADMIN__COLUMN_FAMILY_SCHEMA__INIT;
@@ -1025,43 +1025,43 @@ static int raw_create(strata_admin *a, const char *name, const char *family, con
     req.split_key = k;
     req.n_split_key = n;
     ProtobufCMessage *resp = NULL;
-    int rc = strata_admin_call(a, "MasterService.CreateTable", &req.base,
-                               &strata__master__create_table_response__descriptor, 20000, &resp);
-    strata_admin_free_msg(resp);
+    int rc = admin_rpc_call(a, "MasterService.CreateTable", &req.base,
+                            &strata__master__create_table_response__descriptor, 20000, &resp);
+    admin_rpc_free_msg(resp);
     return rc;
 }
 
 static void test_ddl(void **state)
 {
     tc_cluster *c = start_cluster(1, 2);
-    strata_admin *a = admin_for(c);
+    admin_rpc *a = admin_for(c);
     strata_client_t *cl = client_for(c);
 
     /* namespaces */
-    assert_int_equal(strata_admin_create_namespace(a, "app"), ST_OK);
+    assert_int_equal(admin_rpc_create_namespace(a, "app"), ST_OK);
     Strata__Master__ListNamespacesResponse *ns = NULL;
-    assert_int_equal(strata_admin_list_namespaces(a, &ns), ST_OK);
+    assert_int_equal(admin_rpc_list_namespaces(a, &ns), ST_OK);
     assert_int_equal(ns->n_name, 3); /* app, default, strata */
-    strata_admin_free_msg(ns);
+    admin_rpc_free_msg(ns);
 
     /* create with split keys, describe, write */
     const char *keys[] = {"g", "p"};
     assert_int_equal(create_with_splits(a, "app:users", keys, 2), ST_OK);
     wait_all_open(a, "app:users", 30000);
     Strata__Master__DescribeTableResponse *d = NULL;
-    assert_int_equal(strata_admin_describe_table(a, "app:users", &d), ST_OK);
+    assert_int_equal(admin_rpc_describe_table(a, "app:users", &d), ST_OK);
     assert_int_equal(d->table->regions, 3);
     assert_int_equal(d->table->state, STRATA__MASTER__TABLE_STATE__ENABLED);
-    strata_admin_free_msg(d);
+    admin_rpc_free_msg(d);
     write_rows(cl, "app:users", 0, 100);
 
     /* alter: add a family, write to it */
     Strata__Admin__TableSchema *s = NULL;
-    assert_int_equal(strata_admin_schema_new("app:users", "cf,extra", &s), ST_OK);
+    assert_int_equal(admin_rpc_schema_new("app:users", "cf,extra", &s), ST_OK);
     s->family[1]->has_versions = 1;
     s->family[1]->versions = 3;
-    assert_int_equal(strata_admin_modify_table(a, s), ST_OK);
-    strata_admin_schema_free(s);
+    assert_int_equal(admin_rpc_modify_table(a, s), ST_OK);
+    admin_rpc_schema_free(s);
     wait_all_open(a, "app:users", 30000);
     strata_table_t *t = strata_table_open(cl, "app:users");
     strata_mutation_t *m = strata_put_create("zz", 2);
@@ -1095,29 +1095,31 @@ static void test_ddl(void **state)
     strata_table_close(t);
 
     /* flush, compact, unassign (reopened), assign */
-    assert_int_equal(strata_admin_flush_table(a, "app:users"), ST_OK);
-    assert_int_equal(strata_admin_compact_table(a, "app:users", true), ST_OK);
+    assert_int_equal(admin_rpc_flush_table(a, "app:users"), ST_OK);
+    assert_int_equal(admin_rpc_compact_table(a, "app:users", true), ST_OK);
     Strata__Master__GetTableRegionsResponse *r = NULL;
-    assert_int_equal(strata_admin_table_regions(a, "app:users", &r), ST_OK);
+    assert_int_equal(admin_rpc_table_regions(a, "app:users", &r), ST_OK);
     char enc[64];
     snprintf(enc, sizeof(enc), "%s", r->location[1]->region->encoded_name);
-    strata_admin_free_msg(r);
-    assert_int_equal(strata_admin_flush_region(a, enc), ST_OK);
-    assert_int_equal(strata_admin_unassign(a, enc), ST_OK);
+    admin_rpc_free_msg(r);
+    assert_int_equal(admin_rpc_flush_region(a, enc), ST_OK);
+    assert_int_equal(admin_rpc_unassign(a, enc), ST_OK);
     wait_all_open(a, "app:users", 30000);
     server_name to;
-    assert_int_equal(strata_admin_assign(a, enc, &to), ST_OK);
+    assert_int_equal(admin_rpc_assign(a, enc, &to), ST_OK);
     verify_rows(cl, "app:users", 0, 100);
 
     /* ---- bad input: a clear error and nothing changes ---- */
     size_t before = table_count(a);
     expect_fail(create_with_splits(a, "app:users", NULL, 0), ST_EXISTS, "create an existing table");
-    expect_fail(strata_admin_describe_table(a, "nosuch", &d), ST_NOT_FOUND, "describe a missing table");
-    expect_fail(strata_admin_disable_table(a, "nosuch"), ST_NOT_FOUND, "disable a missing table");
-    expect_fail(strata_admin_delete_table(a, "app:users"), ST_INVALID_ARGUMENT, "drop an enabled table");
-    expect_fail(strata_admin_truncate_table(a, "app:users", true), ST_INVALID_ARGUMENT,
+    expect_fail(admin_rpc_describe_table(a, "nosuch", &d), ST_NOT_FOUND,
+                "describe a missing table");
+    expect_fail(admin_rpc_disable_table(a, "nosuch"), ST_NOT_FOUND, "disable a missing table");
+    expect_fail(admin_rpc_delete_table(a, "app:users"), ST_INVALID_ARGUMENT,
+                "drop an enabled table");
+    expect_fail(admin_rpc_truncate_table(a, "app:users", true), ST_INVALID_ARGUMENT,
                 "truncate an enabled table");
-    expect_fail(strata_admin_enable_table(a, "app:users"), ST_INVALID_ARGUMENT,
+    expect_fail(admin_rpc_enable_table(a, "app:users"), ST_INVALID_ARGUMENT,
                 "enable an enabled table");
     const char *unsorted[] = {"p", "g"};
     const char *dup[] = {"g", "g"};
@@ -1132,24 +1134,27 @@ static void test_ddl(void **state)
     expect_fail(raw_create(a, "nons:t", "cf", NULL, 0), ST_NOT_FOUND, "a missing namespace");
     expect_fail(raw_create(a, "strata:mine", "cf", NULL, 0), ST_INVALID_ARGUMENT,
                 "a table in the system namespace");
-    expect_fail(strata_admin_create_namespace(a, "app"), ST_EXISTS, "an existing namespace");
-    expect_fail(strata_admin_create_namespace(a, "bad ns"), ST_INVALID_ARGUMENT, "an invalid namespace");
-    expect_fail(strata_admin_delete_namespace(a, "default"), ST_INVALID_ARGUMENT, "drop default");
-    expect_fail(strata_admin_delete_namespace(a, "app"), ST_INVALID_ARGUMENT, "drop a non-empty namespace");
-    expect_fail(strata_admin_delete_namespace(a, "nons"), ST_NOT_FOUND, "drop a missing namespace");
-    expect_fail(strata_admin_move(a, "0123456789abcdef0123456789abcdef", NULL, NULL), ST_NOT_FOUND,
+    expect_fail(admin_rpc_create_namespace(a, "app"), ST_EXISTS, "an existing namespace");
+    expect_fail(admin_rpc_create_namespace(a, "bad ns"), ST_INVALID_ARGUMENT,
+                "an invalid namespace");
+    expect_fail(admin_rpc_delete_namespace(a, "default"), ST_INVALID_ARGUMENT, "drop default");
+    expect_fail(admin_rpc_delete_namespace(a, "app"), ST_INVALID_ARGUMENT,
+                "drop a non-empty namespace");
+    expect_fail(admin_rpc_delete_namespace(a, "nons"), ST_NOT_FOUND, "drop a missing namespace");
+    expect_fail(admin_rpc_move(a, "0123456789abcdef0123456789abcdef", NULL, NULL), ST_NOT_FOUND,
                 "move a missing region");
-    expect_fail(strata_admin_move(a, enc, "127.0.0.1:1", NULL), ST_NOT_FOUND, "move to a missing server");
+    expect_fail(admin_rpc_move(a, enc, "127.0.0.1:1", NULL), ST_NOT_FOUND,
+                "move to a missing server");
     assert_int_equal(table_count(a), before);
-    assert_int_equal(strata_admin_describe_table(a, "app:users", &d), ST_OK);
+    assert_int_equal(admin_rpc_describe_table(a, "app:users", &d), ST_OK);
     assert_int_equal(d->table->regions, 3);
     assert_int_equal(d->table->state, STRATA__MASTER__TABLE_STATE__ENABLED);
-    strata_admin_free_msg(d);
+    admin_rpc_free_msg(d);
     verify_rows(cl, "app:users", 0, 100);
 
     /* disable: no region open, reads fail with a clear error; enable brings them back */
-    assert_int_equal(strata_admin_disable_table(a, "app:users"), ST_OK);
-    expect_fail(strata_admin_disable_table(a, "app:users"), ST_INVALID_ARGUMENT, "disable twice");
+    assert_int_equal(admin_rpc_disable_table(a, "app:users"), ST_OK);
+    expect_fail(admin_rpc_disable_table(a, "app:users"), ST_INVALID_ARGUMENT, "disable twice");
     /* a write to a disabled table fails at once, saying so (it is not retried) */
     int64_t t0 = clock_now_ms();
     char *derr = NULL;
@@ -1158,17 +1163,17 @@ static void test_ddl(void **state)
     assert_non_null(strstr(derr, "disabled"));
     assert_true(clock_now_ms() - t0 < 5000);
     strata_free(derr);
-    assert_int_equal(strata_admin_enable_table(a, "app:users"), ST_OK);
+    assert_int_equal(admin_rpc_enable_table(a, "app:users"), ST_OK);
     wait_all_open(a, "app:users", 30000);
     verify_rows(cl, "app:users", 0, 100);
 
     /* truncate keeps split points, drops data */
-    assert_int_equal(strata_admin_disable_table(a, "app:users"), ST_OK);
-    assert_int_equal(strata_admin_truncate_table(a, "app:users", true), ST_OK);
+    assert_int_equal(admin_rpc_disable_table(a, "app:users"), ST_OK);
+    assert_int_equal(admin_rpc_truncate_table(a, "app:users", true), ST_OK);
     wait_all_open(a, "app:users", 30000);
-    assert_int_equal(strata_admin_describe_table(a, "app:users", &d), ST_OK);
+    assert_int_equal(admin_rpc_describe_table(a, "app:users", &d), ST_OK);
     assert_int_equal(d->table->regions, 3);
-    strata_admin_free_msg(d);
+    admin_rpc_free_msg(d);
     strata_client_close(cl);
     cl = client_for(c); /* old locations are gone with the old regions */
     t = strata_table_open(cl, "app:users");
@@ -1177,17 +1182,18 @@ static void test_ddl(void **state)
     strata_table_close(t);
 
     /* drop: meta rows and data go; the namespace can go after */
-    assert_int_equal(strata_admin_disable_table(a, "app:users"), ST_OK);
-    assert_int_equal(strata_admin_delete_table(a, "app:users"), ST_OK);
+    assert_int_equal(admin_rpc_disable_table(a, "app:users"), ST_OK);
+    assert_int_equal(admin_rpc_delete_table(a, "app:users"), ST_OK);
     char dir[1200];
     snprintf(dir, sizeof(dir), "%s/root/data/app/users", tc_dir(c));
     struct stat sb;
     assert_int_not_equal(stat(dir, &sb), 0);
-    expect_fail(strata_admin_describe_table(a, "app:users", &d), ST_NOT_FOUND, "describe a dropped table");
-    assert_int_equal(strata_admin_delete_namespace(a, "app"), ST_OK);
+    expect_fail(admin_rpc_describe_table(a, "app:users", &d), ST_NOT_FOUND,
+                "describe a dropped table");
+    assert_int_equal(admin_rpc_delete_namespace(a, "app"), ST_OK);
 
     strata_client_close(cl);
-    strata_admin_close(a);
+    admin_rpc_close(a);
     assert_int_equal(tc_stop(c), ST_OK);
 }
 

@@ -25,10 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/admin.h"
-#include "client/strata.h"
+#include "client/admin_rpc.h"
 #include "common/clock.h"
 #include "common/status.h"
+#include "strata/strata.h"
 #include "tests/support/cluster.h"
 #include "tests/support/proc.h"
 #include "tests/support/testutil.h"
@@ -122,19 +122,19 @@ static void failover_restart_and_stop(void **state)
 }
 
 /* Polls the admin API until every region of table has a server, at most WAIT_MS. */
-static void wait_assigned(strata_admin *a, const char *table, size_t want)
+static void wait_assigned(admin_rpc *a, const char *table, size_t want)
 {
     uint64_t deadline = clock_mono_ns() + WAIT_MS * 1000000ull;
     for (;;) {
         Strata__Master__GetTableRegionsResponse *r = NULL;
         size_t assigned = 0, n = 0;
-        if (strata_admin_table_regions(a, table, &r) == ST_OK) {
+        if (admin_rpc_table_regions(a, table, &r) == ST_OK) {
             n = r->n_location;
             for (size_t i = 0; i < n; i++)
                 assigned += r->location[i]->server != NULL &&
                             r->location[i]->state == STRATA__MASTER__REGION_STATE__OPEN;
         }
-        strata_admin_free_msg(r);
+        admin_rpc_free_msg(r);
         if (n == want && assigned == want)
             return;
         if (clock_mono_ns() >= deadline)
@@ -174,15 +174,15 @@ static void check_row(strata_table_t *t, const char *row, const char *value)
 static void client_through_master(void **state)
 {
     tc_cluster *c = start_cluster(1, 2);
-    strata_admin *a = NULL;
+    admin_rpc *a = NULL;
     Strata__Admin__TableSchema *s = NULL;
-    assert_int_equal(strata_admin_open(tc_quorum(c), tc_parent(c), &a), ST_OK);
-    assert_int_equal(strata_admin_schema_new("t", "f", &s), ST_OK);
+    assert_int_equal(admin_rpc_open(tc_quorum(c), tc_parent(c), &a), ST_OK);
+    assert_int_equal(admin_rpc_schema_new("t", "f", &s), ST_OK);
     ProtobufCBinaryData split[] = {{1, (uint8_t *)"m"}};
-    if (strata_admin_create_table(a, s, split, 1) != ST_OK)
+    if (admin_rpc_create_table(a, s, split, 1) != ST_OK)
         fail_msg("%s", st_errmsg());
-    assert_int_equal(strata_admin_create_table(a, s, split, 1), ST_EXISTS);
-    strata_admin_schema_free(s);
+    assert_int_equal(admin_rpc_create_table(a, s, split, 1), ST_EXISTS);
+    admin_rpc_schema_free(s);
     wait_assigned(a, "t", 2);
 
     char *err = NULL;
@@ -212,18 +212,18 @@ static void client_through_master(void **state)
     strata_scan_destroy(sc);
 
     Strata__Master__DescribeTableResponse *d = NULL;
-    assert_int_equal(strata_admin_describe_table(a, "t", &d), ST_OK);
+    assert_int_equal(admin_rpc_describe_table(a, "t", &d), ST_OK);
     assert_int_equal(d->table->state, STRATA__MASTER__TABLE_STATE__ENABLED);
-    strata_admin_free_msg(d);
-    assert_int_equal(strata_admin_delete_table(a, "t"), ST_INVALID_ARGUMENT); /* enabled */
-    assert_int_equal(strata_admin_disable_table(a, "t"), ST_OK);
-    assert_int_equal(strata_admin_delete_table(a, "t"), ST_OK);
-    assert_int_equal(strata_admin_describe_table(a, "t", &d), ST_NOT_FOUND);
+    admin_rpc_free_msg(d);
+    assert_int_equal(admin_rpc_delete_table(a, "t"), ST_INVALID_ARGUMENT); /* enabled */
+    assert_int_equal(admin_rpc_disable_table(a, "t"), ST_OK);
+    assert_int_equal(admin_rpc_delete_table(a, "t"), ST_OK);
+    assert_int_equal(admin_rpc_describe_table(a, "t", &d), ST_NOT_FOUND);
 
     strata_table_close(t);
     strata_client_close(cl);
     strata_options_destroy(o);
-    strata_admin_close(a);
+    admin_rpc_close(a);
     assert_int_equal(tc_stop(c), ST_OK);
 }
 

@@ -1,8 +1,8 @@
 /*
  * test_http.c - the HTTP endpoints of masters and region servers (docs/http.md) on a real
  * cluster (tests/support/cluster.h: ZooKeeper, 2 masters, 2 region servers), after a table
- * was created and flushed through client/admin.h and rows written and read through
- * client/strata.h. Requests
+ * was created and flushed through client/admin_rpc.h and rows written and read through
+ * strata/strata.h. Requests
  * go through a plain-socket HTTP/1.1 client (tests/support/http_client.h).
  *
  * Tests:
@@ -42,13 +42,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "client/admin.h"
-#include "client/strata.h"
+#include "client/admin_rpc.h"
 #include "common/buf.h"
 #include "common/clock.h"
 #include "common/server_name.h"
 #include "common/status.h"
 #include "common/zk/zk.h"
+#include "strata/strata.h"
 #include "tests/support/cluster.h"
 #include "tests/support/http_client.h"
 #include "tests/support/proc.h"
@@ -747,26 +747,26 @@ static void match_zk_records(void)
             fail_msg("%s has no ZooKeeper record", G.procs[k].name);
 }
 
-static void create_table(strata_admin *a)
+static void create_table(admin_rpc *a)
 {
     Strata__Admin__TableSchema *s = NULL;
-    assert_int_equal(strata_admin_schema_new(TABLE, "f", &s), ST_OK);
+    assert_int_equal(admin_rpc_schema_new(TABLE, "f", &s), ST_OK);
     /* binary split points, to see toStringBinary and HTML escaping on the pages */
     static uint8_t k1[] = {'@'}, k2[] = {0x80, 0x00}, k3[] = {0xC0, '<'};
     ProtobufCBinaryData splits[] = {{1, k1}, {2, k2}, {2, k3}};
-    int rc = strata_admin_create_table(a, s, splits, 3);
-    strata_admin_schema_free(s);
+    int rc = admin_rpc_create_table(a, s, splits, 3);
+    admin_rpc_schema_free(s);
     if (rc != ST_OK)
         fail_msg("create table: %s", st_errmsg());
     snprintf(G.split_text[0], sizeof(G.split_text[0]), "@");
     snprintf(G.split_text[1], sizeof(G.split_text[1]), "\\x80\\x00");
     snprintf(G.split_text[2], sizeof(G.split_text[2]), "\\xC0&lt;");
     Strata__Master__GetTableRegionsResponse *r = NULL;
-    assert_int_equal(strata_admin_table_regions(a, TABLE, &r), ST_OK);
+    assert_int_equal(admin_rpc_table_regions(a, TABLE, &r), ST_OK);
     assert_int_equal(r->n_location, NREGIONS);
     for (size_t i = 0; i < NREGIONS; i++)
         snprintf(G.regions[i], sizeof(G.regions[i]), "%s", r->location[i]->region->encoded_name);
-    strata_admin_free_msg(r);
+    admin_rpc_free_msg(r);
 }
 
 static void put_rows(strata_table_t *t, int from, int to)
@@ -800,7 +800,7 @@ static void get_rows(strata_table_t *t, int from, int to)
 
 /* NROWS rows, a flush of the table (store files, flush counts), FRESH_ROWS more (left in
  * the memstores) and NREADS gets. */
-static void write_rows(strata_admin *a)
+static void write_rows(admin_rpc *a)
 {
     strata_options_t *o = strata_options_create();
     strata_options_set_zk_quorum(o, tc_quorum(G.c));
@@ -813,7 +813,7 @@ static void write_rows(strata_admin *a)
         fail_msg("client: %s", err ? err : "?");
     strata_table_t *t = strata_table_open(cl, TABLE);
     put_rows(t, 0, NROWS - FRESH_ROWS);
-    if (strata_admin_flush_table(a, TABLE) != ST_OK)
+    if (admin_rpc_flush_table(a, TABLE) != ST_OK)
         fail_msg("flush: %s", st_errmsg());
     put_rows(t, NROWS - FRESH_ROWS, NROWS);
     get_rows(t, 0, NREADS);
@@ -834,11 +834,11 @@ static int group_setup(void **state)
     if (tc_active_master(G.c, G.active, sizeof(G.active)) != ST_OK || !G.active[0])
         return -1;
     match_zk_records();
-    strata_admin *a = NULL;
-    assert_int_equal(strata_admin_open(tc_quorum(G.c), tc_parent(G.c), &a), ST_OK);
+    admin_rpc *a = NULL;
+    assert_int_equal(admin_rpc_open(tc_quorum(G.c), tc_parent(G.c), &a), ST_OK);
     create_table(a);
     write_rows(a);
-    strata_admin_close(a);
+    admin_rpc_close(a);
     return 0;
 }
 

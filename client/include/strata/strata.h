@@ -1,41 +1,58 @@
 /*
- * strata.h - the Strata C client (library libstrata / strata_client): the public API.
+ * strata.h - the Strata C client, libstrata: the public data API (tables, rows, cells,
+ * scans, batches, the buffered mutator) and the error contract it shares with
+ * strata/admin.h (administration). The contract in full: docs/client.md.
  *
  * Modelled on LevelDB's C API: every object is an opaque handle made by a *_create or
  * *_open function and given back with the matching *_destroy / *_close; byte strings
  * are (pointer, length) pairs and are copied by the call that takes them; booleans are
- * unsigned char.
+ * unsigned char. What a function returns as `const` is borrowed from the object it came
+ * from and lives as long as that object; what it returns as `char *` is malloc'ed and
+ * the caller's, to free with strata_free(). Every *_destroy and *_close accepts NULL;
+ * a *_create returns NULL only when out of memory.
  *
  * Errors: functions that can fail take `char **errptr`. The caller passes a pointer to
  * a NULL char*; on success it is left unchanged, on failure it receives a malloc'ed
- * message ("<status>: <what failed, naming table, region, row>") that the caller frees
- * with strata_free(). A message already there is freed and replaced.
+ * message that the caller frees with strata_free(). A message already there is freed and
+ * replaced. A message names what failed (table, region, row) and begins with a token
+ * naming its cause, then ": " and the details (or the end of the string), e.g.
+ * "not found: table users does not exist". strata_error_code() turns any message the
+ * library produced (or a copy of one) into a strata_code to switch on; the token table is
+ * at strata_code below.
  *
  * Retries: every operation retries what can be retried (a region that moved or is
  * opening, a busy or unreachable server, a call that timed out) with HBase's backoff
  * (100 ms x 1, 2, 3, 5, 10, 20, 40, 100, ...) within the operation timeout, dropping
- * cached region locations where the error says so. A retryable error reaches the
- * caller only once the operation timeout or the retries are spent.
+ * cached region locations where the error says so. A retryable error
+ * (STRATA_ERR_RETRYABLE) reaches the caller only once the operation timeout or the
+ * retries are spent.
  *
+ *   char *err = NULL;
  *   strata_options_t *o = strata_options_create();
- *   strata_options_set_zk_quorum(o, "127.0.0.1:2181");   // or a locator file / fixed list
+ *   strata_options_set_zk_quorum(o, "127.0.0.1:2181");
  *   strata_client_t *c = strata_client_open(o, &err);
  *   strata_table_t *t = strata_table_open(c, "users");
  *   strata_mutation_t *m = strata_put_create("row1", 4);
  *   strata_put_add(m, "f", 1, "q", 1, STRATA_LATEST_TIMESTAMP, "v", 1);
  *   strata_table_mutate(t, m, &err);
+ *   if (err && strata_error_code(err) == STRATA_ERR_NO_SUCH_FAMILY) ...
  *
  * Finding regions: with a ZooKeeper quorum set (strata_options_set_zk_quorum) the client
  * asks the cluster's active master (MasterService.LocateRegion, prefetching the next 8
  * regions; GetTableRegions for scans) and caches the answers; without one it reads a
- * region location file or a fixed list given in code (client/locator.h). Administration
- * - tables, namespaces, moves, flushes, cluster status - is client/admin.h
- * (strata_admin_open with the same quorum); `strata cluster` starts a local cluster to try
- * both on (docs/cluster.md).
+ * region location file or a fixed list given in code. Administration - tables,
+ * namespaces, moves, flushes, cluster status - is strata/admin.h (strata_admin_open with
+ * the same quorum); `strata cluster` starts a local cluster to try both on
+ * (docs/cluster.md).
+ *
+ * Linking: `cc app.c $(pkg-config --cflags --libs strata)` against an installed copy
+ * (`cmake --install build --prefix P`: P/lib/libstrata.so and libstrata.a,
+ * P/include/strata/, P/lib/pkgconfig/strata.pc). The library defines no global symbol
+ * outside the strata_ prefix, so an application's own names never clash with it.
  *
  * Thread-safety: a client and its tables may be used from any number of threads at
  * once. Builders (options, mutations, gets, scans, batches), results, scanners and
- * buffered mutators belong to one thread at a time.
+ * buffered mutators belong to one thread at a time. The error functions are pure.
  */
 #ifndef STRATA_CLIENT_STRATA_H
 #define STRATA_CLIENT_STRATA_H
@@ -48,6 +65,69 @@ extern "C" {
 #endif
 
 #define STRATA_LATEST_TIMESTAMP INT64_MAX /* put: the server assigns; delete: newest */
+/* The parent znode of a cluster when none is given (strata_options_set_zk_parent,
+ * strata_admin_open). */
+#define STRATA_DEFAULT_ZK_PARENT "/strata"
+
+/* ---- errors ----
+ *
+ * What a failure means to the caller. The numbers are stable: they are never renumbered
+ * or reused, and new codes are only added at the end. A message begins with one of the
+ * tokens below (also stable, never reworded) and maps to its code; a message that begins
+ * with none of them (not one of the library's) is STRATA_ERR_INTERNAL.
+ *
+ *   code                         tokens a message may begin with
+ *   STRATA_ERR_RETRYABLE         "timeout", "connection error", "region not serving",
+ *                                "region opening", "region too busy", "server busy",
+ *                                "closed"
+ *   STRATA_ERR_NOT_FOUND         "not found"
+ *   STRATA_ERR_EXISTS            "already exists"
+ *   STRATA_ERR_TABLE_DISABLED    "table disabled"
+ *   STRATA_ERR_INVALID_ARGUMENT  "invalid argument", "out of order"
+ *   STRATA_ERR_NO_SUCH_FAMILY    "unknown column family"
+ *   STRATA_ERR_CORRUPTION        "corruption", "protocol error"
+ *   STRATA_ERR_IO                "I/O error", "no space left"
+ *   STRATA_ERR_PERMISSION        "permission denied"
+ *   STRATA_ERR_UNSUPPORTED       "unsupported"
+ *   STRATA_ERR_INTERNAL          "internal error"
+ *   STRATA_ERR_NO_MEMORY         "out of memory"
+ */
+typedef enum strata_code {
+    STRATA_OK = 0,
+    /* Timeouts, unreachable or busy servers, regions moving or opening, no active
+     * master: the library retried until the operation timeout or the retries were spent.
+     * The same call may succeed later; a write that timed out may have been applied. */
+    STRATA_ERR_RETRYABLE = 1,
+    /* No such table, namespace, region (or row's region), or column in a request. */
+    STRATA_ERR_NOT_FOUND = 2,
+    /* The table or namespace to create exists (also when a create was retried after a
+     * master failover and the first attempt had succeeded). */
+    STRATA_ERR_EXISTS = 3,
+    /* The table is disabled: enable it first. */
+    STRATA_ERR_TABLE_DISABLED = 4,
+    /* A bad name, key, attribute or request, or a table in the wrong state for the call
+     * (dropping an enabled table). Not retried. */
+    STRATA_ERR_INVALID_ARGUMENT = 5,
+    /* The request names a column family the table does not have. */
+    STRATA_ERR_NO_SUCH_FAMILY = 6,
+    /* Stored or received bytes that do not decode. */
+    STRATA_ERR_CORRUPTION = 7,
+    /* An I/O failure: a server's disk, or a socket error that outlasted the retries. */
+    STRATA_ERR_IO = 8,
+    STRATA_ERR_PERMISSION = 9,
+    STRATA_ERR_UNSUPPORTED = 10,
+    /* A bug, or a message not produced by this library. */
+    STRATA_ERR_INTERNAL = 11,
+    STRATA_ERR_NO_MEMORY = 12,
+} strata_code;
+
+/* The code of an error message this library produced (or a copy of it): STRATA_OK for
+ * NULL, STRATA_ERR_INTERNAL for a message that does not begin with a known token. Works
+ * on errptr messages and on strata_batch_error / strata_mutator_failed_error alike. */
+strata_code strata_error_code(const char *errmsg);
+/* The enumerator's name, e.g. "STRATA_ERR_NOT_FOUND" (static; "unknown strata_code" for
+ * a value outside the enum). */
+const char *strata_code_name(strata_code code);
 
 typedef struct strata_options strata_options_t;
 typedef struct strata_client strata_client_t;
@@ -75,16 +155,16 @@ void strata_free(void *ptr);
 
 /* ---- options and client ---- */
 
+/* Options with the defaults below; the setters copy their strings. */
 strata_options_t *strata_options_create(void);
 void strata_options_destroy(strata_options_t *o);
 /* Region locations from the cluster's active master, found through ZooKeeper: quorum
- * "host:port[,host:port...]" and the parent znode of the cluster (default "/strata"). The
- * client asks the master where a row's region is (with the next 8 regions, cached at
- * once) and where all of a table's regions are (scans); it follows a master change
- * (re-reading <parent>/master on a connection error or a backup's ST_NOT_SERVING, for up
- * to 30 s per lookup). Reads and writes go to the region servers only. A quorum takes
- * precedence over a locator file and a fixed list. Administration (create a table ...)
- * is client/admin.h. */
+ * "host:port[,host:port...]" and the parent znode of the cluster (NULL or "":
+ * STRATA_DEFAULT_ZK_PARENT). The client asks the master where a row's region is (with the next 8
+ * regions, cached at once) and where all of a table's regions are (scans); it follows a master
+ * change (re-reading <parent>/master on a connection error or a backup's refusal, for up to 30 s
+ * per lookup). Reads and writes go to the region servers only. A quorum takes precedence over a
+ * locator file and a fixed list. Administration (create a table ...) is strata/admin.h. */
 void strata_options_set_zk_quorum(strata_options_t *o, const char *quorum);
 void strata_options_set_zk_parent(strata_options_t *o, const char *parent);
 /* Region locations from a text file: lines `table encoded_name start_hex end_hex
@@ -103,12 +183,14 @@ void strata_options_set_rpc_timeout_ms(strata_options_t *o, int ms);
 void strata_options_set_retries(strata_options_t *o, int retries);
 void strata_options_set_pause_ms(strata_options_t *o, int ms);
 
-/* Opens a client (no connection is made until the first call). NULL on failure. */
+/* Opens a client with the options (copied; o may be destroyed at once). No connection is
+ * made until the first call. NULL on failure (no way to find regions, bad options). */
 strata_client_t *strata_client_open(const strata_options_t *o, char **errptr);
 /* Closes the client; its tables must be closed first. NULL is a no-op. */
 void strata_client_close(strata_client_t *c);
 
-/* A handle on table `name` (nothing is checked until the first call). */
+/* A handle on table `name` (nothing is checked until the first call; an unknown table
+ * fails that call with STRATA_ERR_NOT_FOUND). NULL only when out of memory. */
 strata_table_t *strata_table_open(strata_client_t *c, const char *name);
 void strata_table_close(strata_table_t *t);
 
@@ -222,10 +304,12 @@ size_t strata_batch_add_mutation(strata_batch_t *b, const strata_mutation_t *m);
 size_t strata_batch_add_get(strata_batch_t *b, const strata_get_t *g);
 size_t strata_batch_count(const strata_batch_t *b);
 /* Runs every action, grouped per server into one Multi call each, retrying failed
- * actions. On failure of any action *errptr names how many failed and the first. */
+ * actions. On failure of any action *errptr names how many failed and the first, and
+ * begins with the first failed action's token (so strata_error_code gives its code). */
 void strata_table_batch(strata_table_t *t, strata_batch_t *b, char **errptr);
-/* After strata_table_batch: action i's error (borrowed; NULL if it succeeded) and, for a
- * get, its result (borrowed from b; NULL for a mutation or a failure). */
+/* After strata_table_batch: action i's error (borrowed; NULL if it succeeded; its code
+ * by strata_error_code) and, for a get, its result (borrowed from b; NULL for a mutation
+ * or a failure). */
 const char *strata_batch_error(const strata_batch_t *b, size_t i);
 const strata_result_t *strata_batch_result(const strata_batch_t *b, size_t i);
 
@@ -236,9 +320,11 @@ const strata_result_t *strata_batch_result(const strata_batch_t *b, size_t i);
 strata_mutator_t *strata_mutator_create(strata_table_t *t, size_t buffer_size);
 /* Buffers a copy of m; may flush, and then reports that flush's failures. */
 void strata_mutator_mutate(strata_mutator_t *bm, const strata_mutation_t *m, char **errptr);
-/* Sends everything buffered; on failure *errptr names how many failed. */
+/* Sends everything buffered; on failure *errptr names how many failed and begins with
+ * the first failed mutation's token. */
 void strata_mutator_flush(strata_mutator_t *bm, char **errptr);
-/* The mutations that failed in the last flush: count, then row and error of each. */
+/* The mutations that failed in the last flush: count, then row and error of each
+ * (borrowed until the next flush; codes by strata_error_code). */
 size_t strata_mutator_failed_count(const strata_mutator_t *bm);
 const char *strata_mutator_failed_row(const strata_mutator_t *bm, size_t i, size_t *len);
 const char *strata_mutator_failed_error(const strata_mutator_t *bm, size_t i);

@@ -1,0 +1,383 @@
+/*
+ * admin_descriptor.c - table and column-family descriptors (strata/admin.h) and their
+ * conversion to and from admin.proto's TableSchema.
+ *
+ * A descriptor keeps each attribute as an int64 and a "set" bit; values are range-checked
+ * only when converted for sending, so the setters cannot fail. Families are separately
+ * allocated and held by pointer, so a family handle stays valid while others are added.
+ *
+ * Thread-safety: a descriptor belongs to one thread at a time; conversions are reentrant.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/admin_internal.h"
+#include "common/status.h"
+
+#define N_FAMILY_ATTRS 7
+#define N_TABLE_ATTRS 3
+
+struct strata_family_descriptor {
+    char *name;
+    int64_t value[N_FAMILY_ATTRS];
+    bool set[N_FAMILY_ATTRS];
+};
+
+struct strata_table_descriptor {
+    char *name;
+    strata_family_descriptor_t **family;
+    size_t n_family;
+    int64_t value[N_TABLE_ATTRS];
+    bool set[N_TABLE_ATTRS];
+};
+
+/* HBase's defaults (regionserver/storage/schema.h); the table sizes default to the
+ * cluster's settings, reported as 0. */
+static const int64_t FAMILY_DEFAULT[N_FAMILY_ATTRS] = {
+    [STRATA_FAMILY_VERSIONS] = 1,
+    [STRATA_FAMILY_MIN_VERSIONS] = 0,
+    [STRATA_FAMILY_TTL] = STRATA_TTL_FOREVER,
+    [STRATA_FAMILY_BLOOMFILTER] = STRATA_BLOOM_ROW,
+    [STRATA_FAMILY_COMPRESSION] = STRATA_COMPRESSION_NONE,
+    [STRATA_FAMILY_BLOCKSIZE] = 65536,
+    [STRATA_FAMILY_KEEP_DELETED_CELLS] = 0,
+};
+
+static const char *const FAMILY_ATTR_NAME[N_FAMILY_ATTRS] = {
+    [STRATA_FAMILY_VERSIONS] = "VERSIONS",
+    [STRATA_FAMILY_MIN_VERSIONS] = "MIN_VERSIONS",
+    [STRATA_FAMILY_TTL] = "TTL",
+    [STRATA_FAMILY_BLOOMFILTER] = "BLOOMFILTER",
+    [STRATA_FAMILY_COMPRESSION] = "COMPRESSION",
+    [STRATA_FAMILY_BLOCKSIZE] = "BLOCKSIZE",
+    [STRATA_FAMILY_KEEP_DELETED_CELLS] = "KEEP_DELETED_CELLS",
+};
+
+static const char *const TABLE_ATTR_NAME[N_TABLE_ATTRS] = {
+    [STRATA_TABLE_MAX_FILESIZE] = "MAX_FILESIZE",
+    [STRATA_TABLE_MEMSTORE_FLUSHSIZE] = "MEMSTORE_FLUSHSIZE",
+    [STRATA_TABLE_DURABILITY] = "DURABILITY",
+};
+
+/* ---- families ---- */
+
+static void family_free(strata_family_descriptor_t *f)
+{
+    if (!f)
+        return;
+    free(f->name);
+    free(f);
+}
+
+const char *strata_family_descriptor_name(const strata_family_descriptor_t *f)
+{
+    return f->name;
+}
+
+static bool family_attr_ok(strata_family_attr attr)
+{
+    return (unsigned)attr < N_FAMILY_ATTRS;
+}
+
+void strata_family_descriptor_set(strata_family_descriptor_t *f, strata_family_attr attr,
+                                  int64_t value)
+{
+    if (!family_attr_ok(attr))
+        return;
+    f->value[attr] = value;
+    f->set[attr] = true;
+}
+
+int64_t strata_family_descriptor_get(const strata_family_descriptor_t *f, strata_family_attr attr)
+{
+    if (!family_attr_ok(attr))
+        return 0;
+    return f->set[attr] ? f->value[attr] : FAMILY_DEFAULT[attr];
+}
+
+unsigned char strata_family_descriptor_is_set(const strata_family_descriptor_t *f,
+                                              strata_family_attr attr)
+{
+    return family_attr_ok(attr) && f->set[attr];
+}
+
+void strata_family_descriptor_unset(strata_family_descriptor_t *f, strata_family_attr attr)
+{
+    if (family_attr_ok(attr))
+        f->set[attr] = false;
+}
+
+/* ---- tables ---- */
+
+strata_table_descriptor_t *strata_table_descriptor_create(const char *name)
+{
+    strata_table_descriptor_t *td = calloc(1, sizeof(*td));
+    if (!td || !(td->name = strdup(name ? name : ""))) {
+        free(td);
+        return NULL;
+    }
+    return td;
+}
+
+void strata_table_descriptor_destroy(strata_table_descriptor_t *td)
+{
+    if (!td)
+        return;
+    for (size_t i = 0; i < td->n_family; i++)
+        family_free(td->family[i]);
+    free(td->family);
+    free(td->name);
+    free(td);
+}
+
+const char *strata_table_descriptor_name(const strata_table_descriptor_t *td)
+{
+    return td->name;
+}
+
+static ptrdiff_t family_index(const strata_table_descriptor_t *td, const char *name)
+{
+    for (size_t i = 0; name && i < td->n_family; i++)
+        if (strcmp(td->family[i]->name, name) == 0)
+            return (ptrdiff_t)i;
+    return -1;
+}
+
+strata_family_descriptor_t *strata_table_descriptor_add_family(strata_table_descriptor_t *td,
+                                                               const char *name)
+{
+    strata_family_descriptor_t **v = realloc(td->family, (td->n_family + 1) * sizeof(*v));
+    if (!v)
+        return NULL;
+    td->family = v;
+    strata_family_descriptor_t *f = calloc(1, sizeof(*f));
+    if (!f || !(f->name = strdup(name ? name : ""))) {
+        free(f);
+        return NULL;
+    }
+    strata_table_descriptor_remove_family(td, f->name);
+    td->family[td->n_family++] = f;
+    return f;
+}
+
+strata_family_descriptor_t *strata_table_descriptor_find_family(strata_table_descriptor_t *td,
+                                                                const char *name)
+{
+    ptrdiff_t i = family_index(td, name);
+    return i < 0 ? NULL : td->family[i];
+}
+
+unsigned char strata_table_descriptor_remove_family(strata_table_descriptor_t *td, const char *name)
+{
+    ptrdiff_t i = family_index(td, name);
+    if (i < 0)
+        return 0;
+    family_free(td->family[i]);
+    memmove(td->family + i, td->family + i + 1,
+            (td->n_family - (size_t)i - 1) * sizeof(*td->family));
+    td->n_family--;
+    return 1;
+}
+
+size_t strata_table_descriptor_family_count(const strata_table_descriptor_t *td)
+{
+    return td->n_family;
+}
+
+const strata_family_descriptor_t *
+strata_table_descriptor_family(const strata_table_descriptor_t *td, size_t i)
+{
+    return i < td->n_family ? td->family[i] : NULL;
+}
+
+static bool table_attr_ok(strata_table_attr attr)
+{
+    return (unsigned)attr < N_TABLE_ATTRS;
+}
+
+void strata_table_descriptor_set(strata_table_descriptor_t *td, strata_table_attr attr,
+                                 int64_t value)
+{
+    if (!table_attr_ok(attr))
+        return;
+    td->value[attr] = value;
+    td->set[attr] = !(attr == STRATA_TABLE_DURABILITY && value == STRATA_DURABILITY_USE_DEFAULT);
+}
+
+int64_t strata_table_descriptor_get(const strata_table_descriptor_t *td, strata_table_attr attr)
+{
+    if (!table_attr_ok(attr))
+        return 0;
+    return td->set[attr] ? td->value[attr] : 0;
+}
+
+unsigned char strata_table_descriptor_is_set(const strata_table_descriptor_t *td,
+                                             strata_table_attr attr)
+{
+    return table_attr_ok(attr) && td->set[attr];
+}
+
+void strata_table_descriptor_unset(strata_table_descriptor_t *td, strata_table_attr attr)
+{
+    if (table_attr_ok(attr))
+        td->set[attr] = false;
+}
+
+/* ---- to the wire ---- */
+
+/* Checks that a set value fits [min, max]; what names it in the message. */
+static int in_range(int64_t v, int64_t min, int64_t max, const char *table, const char *family,
+                    const char *attr)
+{
+    if (v >= min && v <= max)
+        return ST_OK;
+    return st_error(ST_INVALID_ARGUMENT, "table %s%s%s: %s %lld is out of range (%lld..%lld)",
+                    table, family ? ", family " : "", family ? family : "", attr, (long long)v,
+                    (long long)min, (long long)max);
+}
+
+/* The range of each family attribute's field. */
+static void family_range(strata_family_attr a, int64_t *min, int64_t *max)
+{
+    *min = 0;
+    *max = UINT32_MAX;
+    if (a == STRATA_FAMILY_TTL) {
+        *min = INT64_MIN;
+        *max = INT64_MAX;
+    } else if (a == STRATA_FAMILY_KEEP_DELETED_CELLS) {
+        *max = 1;
+    }
+}
+
+static int family_to_proto(const strata_family_descriptor_t *f, const char *table,
+                           Strata__Admin__ColumnFamilySchema *p)
+{
+    int64_t v[N_FAMILY_ATTRS];
+    int rc = ST_OK;
+    for (int a = 0; a < N_FAMILY_ATTRS && rc == ST_OK; a++) {
+        int64_t min, max;
+        family_range((strata_family_attr)a, &min, &max);
+        v[a] = f->value[a];
+        if (f->set[a])
+            rc = in_range(v[a], min, max, table, f->name, FAMILY_ATTR_NAME[a]);
+    }
+    if (rc != ST_OK)
+        return rc;
+    p->has_versions = f->set[STRATA_FAMILY_VERSIONS];
+    p->versions = (uint32_t)v[STRATA_FAMILY_VERSIONS];
+    p->has_min_versions = f->set[STRATA_FAMILY_MIN_VERSIONS];
+    p->min_versions = (uint32_t)v[STRATA_FAMILY_MIN_VERSIONS];
+    p->has_ttl_sec = f->set[STRATA_FAMILY_TTL];
+    p->ttl_sec = v[STRATA_FAMILY_TTL];
+    p->has_bloom = f->set[STRATA_FAMILY_BLOOMFILTER];
+    p->bloom = (uint32_t)v[STRATA_FAMILY_BLOOMFILTER];
+    p->has_compression = f->set[STRATA_FAMILY_COMPRESSION];
+    p->compression = (uint32_t)v[STRATA_FAMILY_COMPRESSION];
+    p->has_block_size = f->set[STRATA_FAMILY_BLOCKSIZE];
+    p->block_size = (uint32_t)v[STRATA_FAMILY_BLOCKSIZE];
+    p->has_keep_deleted_cells = f->set[STRATA_FAMILY_KEEP_DELETED_CELLS];
+    p->keep_deleted_cells = v[STRATA_FAMILY_KEEP_DELETED_CELLS] != 0;
+    return ST_OK;
+}
+
+static int table_attrs_to_proto(const strata_table_descriptor_t *td, Strata__Admin__TableSchema *s)
+{
+    static const int64_t max[N_TABLE_ATTRS] = {INT64_MAX, INT64_MAX, STRATA_DURABILITY_FSYNC_WAL};
+    for (int a = 0; a < N_TABLE_ATTRS; a++) {
+        int rc = td->set[a] ? in_range(td->value[a], 0, max[a], td->name, NULL, TABLE_ATTR_NAME[a])
+                            : ST_OK;
+        if (rc != ST_OK)
+            return rc;
+    }
+    s->has_max_filesize = td->set[STRATA_TABLE_MAX_FILESIZE];
+    s->max_filesize = (uint64_t)td->value[STRATA_TABLE_MAX_FILESIZE];
+    s->has_memstore_flushsize = td->set[STRATA_TABLE_MEMSTORE_FLUSHSIZE];
+    s->memstore_flushsize = (uint64_t)td->value[STRATA_TABLE_MEMSTORE_FLUSHSIZE];
+    s->has_durability = td->set[STRATA_TABLE_DURABILITY];
+    s->durability = (uint32_t)td->value[STRATA_TABLE_DURABILITY];
+    return ST_OK;
+}
+
+int admin_descriptor_to_schema(const strata_table_descriptor_t *td,
+                               Strata__Admin__TableSchema **out)
+{
+    *out = NULL;
+    Strata__Admin__TableSchema *s = calloc(1, sizeof(*s));
+    if (!s)
+        return st_error(ST_NOMEM, "admin: out of memory building the schema of %s", td->name);
+    strata__admin__table_schema__init(s);
+    s->name = strdup(td->name);
+    s->family = calloc(td->n_family ? td->n_family : 1, sizeof(*s->family));
+    int rc = s->name && s->family
+                 ? table_attrs_to_proto(td, s)
+                 : st_error(ST_NOMEM, "admin: out of memory building the schema of %s", td->name);
+    for (size_t i = 0; rc == ST_OK && i < td->n_family; i++) {
+        Strata__Admin__ColumnFamilySchema *p = calloc(1, sizeof(*p));
+        if (p)
+            strata__admin__column_family_schema__init(p);
+        if (!p || !(p->name = strdup(td->family[i]->name))) {
+            free(p);
+            rc = st_error(ST_NOMEM, "admin: out of memory building the schema of %s", td->name);
+            break;
+        }
+        s->family[s->n_family++] = p;
+        rc = family_to_proto(td->family[i], td->name, p);
+    }
+    if (rc != ST_OK) {
+        admin_rpc_schema_free(s);
+        return rc;
+    }
+    *out = s;
+    return ST_OK;
+}
+
+/* ---- from the wire ---- */
+
+static void family_from_proto(const Strata__Admin__ColumnFamilySchema *p,
+                              strata_family_descriptor_t *f)
+{
+    if (p->has_versions)
+        strata_family_descriptor_set(f, STRATA_FAMILY_VERSIONS, p->versions);
+    if (p->has_min_versions)
+        strata_family_descriptor_set(f, STRATA_FAMILY_MIN_VERSIONS, p->min_versions);
+    if (p->has_ttl_sec)
+        strata_family_descriptor_set(f, STRATA_FAMILY_TTL, p->ttl_sec);
+    if (p->has_bloom)
+        strata_family_descriptor_set(f, STRATA_FAMILY_BLOOMFILTER, p->bloom);
+    if (p->has_compression)
+        strata_family_descriptor_set(f, STRATA_FAMILY_COMPRESSION, p->compression);
+    if (p->has_block_size)
+        strata_family_descriptor_set(f, STRATA_FAMILY_BLOCKSIZE, p->block_size);
+    if (p->has_keep_deleted_cells)
+        strata_family_descriptor_set(f, STRATA_FAMILY_KEEP_DELETED_CELLS, p->keep_deleted_cells);
+}
+
+int admin_descriptor_from_schema(const Strata__Admin__TableSchema *s,
+                                 strata_table_descriptor_t **out)
+{
+    strata_table_descriptor_t *td = strata_table_descriptor_create(s->name);
+    *out = NULL;
+    for (size_t i = 0; td && i < s->n_family; i++) {
+        strata_family_descriptor_t *f = strata_table_descriptor_add_family(td, s->family[i]->name);
+        if (!f) {
+            strata_table_descriptor_destroy(td);
+            td = NULL;
+            break;
+        }
+        family_from_proto(s->family[i], f);
+    }
+    if (!td)
+        return st_error(ST_NOMEM, "admin: out of memory reading the schema of %s", s->name);
+    if (s->has_max_filesize)
+        strata_table_descriptor_set(td, STRATA_TABLE_MAX_FILESIZE, (int64_t)s->max_filesize);
+    if (s->has_memstore_flushsize)
+        strata_table_descriptor_set(td, STRATA_TABLE_MEMSTORE_FLUSHSIZE,
+                                    (int64_t)s->memstore_flushsize);
+    if (s->has_durability)
+        strata_table_descriptor_set(td, STRATA_TABLE_DURABILITY, s->durability);
+    *out = td;
+    return ST_OK;
+}

@@ -1,0 +1,358 @@
+/*
+ * admin.h - Strata cluster administration, the other half of libstrata's public API
+ * (strata.h is the data half): tables (create, alter, enable, disable, truncate, drop,
+ * describe, list), namespaces, regions (list, locate, move, assign, unassign, flush,
+ * compact) and the cluster's status, all through the cluster's active master. The
+ * contract in full: docs/client.md; linking: strata.h.
+ *
+ * The contract is strata.h's: opaque handles; byte strings as (pointer, length) pairs,
+ * copied by the call that takes them; `const` results borrowed from the object they came
+ * from; `char *` results malloc'ed for the caller to free with strata_free(); result
+ * objects freed with their *_destroy (NULL is a no-op everywhere); and `char **errptr` on
+ * every function that can fail, with a message whose strata_code strata_error_code()
+ * gives. A function that fails returns NULL (or 0) and sets *errptr; its outputs are left
+ * untouched.
+ *
+ * Every call checks its arguments before anything is sent (STRATA_ERR_INVALID_ARGUMENT
+ * naming the bad name, key or attribute). The master's answers keep their meaning:
+ * STRATA_ERR_NOT_FOUND for an unknown table, namespace or region, STRATA_ERR_EXISTS for a
+ * table or namespace already there, STRATA_ERR_INVALID_ARGUMENT for a request the master
+ * refuses (drop or truncate of a table that is not disabled, a non-empty namespace ...).
+ *
+ * Finding the master: the handle reads <parent>/master in ZooKeeper on first use and
+ * follows a master change: a call that meets an unreachable master, a backup, or no
+ * active master at all re-reads the znode and is retried with a short backoff (50 ms
+ * doubling to 1 s) until the handle's timeout (default 60 s) is spent, then fails with
+ * STRATA_ERR_RETRYABLE. A call retried after a master died half-way may find its work
+ * done: a repeated create then reports STRATA_ERR_EXISTS.
+ *
+ *   char *err = NULL;
+ *   strata_admin_t *a = strata_admin_open("127.0.0.1:2181", NULL, &err);
+ *   strata_table_descriptor_t *td = strata_table_descriptor_create("users");
+ *   strata_family_descriptor_t *f = strata_table_descriptor_add_family(td, "info");
+ *   strata_family_descriptor_set(f, STRATA_FAMILY_VERSIONS, 3);
+ *   const char *splits[] = {"g", "n"};
+ *   const size_t split_lens[] = {1, 1};
+ *   strata_admin_create_table(a, td, splits, split_lens, 2, &err);
+ *   if (err && strata_error_code(err) == STRATA_ERR_EXISTS) ...
+ *   strata_table_descriptor_destroy(td);
+ *   strata_admin_close(a);
+ *
+ * Thread-safety: an admin handle may be used from any number of threads at once (set its
+ * timeout before sharing it; close it when no thread uses it). Descriptors belong to one
+ * thread at a time; a result object may be read from several threads at once.
+ */
+#ifndef STRATA_ADMIN_H
+#define STRATA_ADMIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strata.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct strata_admin strata_admin_t;
+typedef struct strata_table_descriptor strata_table_descriptor_t;
+typedef struct strata_family_descriptor strata_family_descriptor_t;
+typedef struct strata_name_list strata_name_list_t;
+typedef struct strata_region strata_region_t;
+typedef struct strata_region_list strata_region_list_t;
+typedef struct strata_cluster_status strata_cluster_status_t;
+typedef struct strata_server_load strata_server_load_t;
+typedef struct strata_region_load strata_region_load_t;
+
+/* ---- the handle ---- */
+
+/* A handle on the cluster whose ZooKeeper quorum is "host:port[,host:port...]" and whose
+ * parent znode is parent (NULL or "": STRATA_DEFAULT_ZK_PARENT). Nothing is contacted
+ * until the first call. NULL on failure (a bad quorum or parent). */
+strata_admin_t *strata_admin_open(const char *quorum, const char *parent, char **errptr);
+/* NULL is a no-op. */
+void strata_admin_close(strata_admin_t *a);
+/* The time each call may take, retries included (default 60000 ms; <= 0 restores it). */
+void strata_admin_set_timeout_ms(strata_admin_t *a, int64_t ms);
+/* The active master as ZooKeeper has it now: "host,port,startcode" (malloc'ed), and its
+ * HTTP port in *http_port if http_port is not NULL. NULL on failure; no active master
+ * is STRATA_ERR_RETRYABLE. */
+char *strata_admin_active_master(strata_admin_t *a, uint32_t *http_port, char **errptr);
+/* Whether name is a valid table name: "table" or "namespace:table"; the namespace of
+ * letters, digits and '_', the table of letters, digits, '_', '-' and '.', not starting
+ * with '.' or '-', at most 255 bytes. 1, or 0 with *errptr naming what is wrong. */
+unsigned char strata_admin_check_table_name(const char *name, char **errptr);
+
+/* ---- table descriptors ----
+ *
+ * A descriptor is a table's name, its column families and its table attributes, built
+ * here for create and modify, or returned by describe (and then editable: alter is
+ * describe, change, modify). An attribute not set takes the server's default; "is set"
+ * tells the two apart. Values are checked when the descriptor is sent: an out-of-range
+ * value fails that call with STRATA_ERR_INVALID_ARGUMENT naming the table, the family and
+ * the attribute. The attribute numbers are stable (never renumbered).
+ */
+
+typedef enum strata_family_attr {
+    STRATA_FAMILY_VERSIONS = 0,           /* versions kept; default 1 */
+    STRATA_FAMILY_MIN_VERSIONS = 1,       /* versions kept past the TTL; default 0 */
+    STRATA_FAMILY_TTL = 2,                /* seconds; default STRATA_TTL_FOREVER */
+    STRATA_FAMILY_BLOOMFILTER = 3,        /* a strata_bloom_type; default ROW */
+    STRATA_FAMILY_COMPRESSION = 4,        /* a strata_compression_type; default NONE */
+    STRATA_FAMILY_BLOCKSIZE = 5,          /* data block bytes; default 65536 */
+    STRATA_FAMILY_KEEP_DELETED_CELLS = 6, /* 0 or 1; default 0 */
+} strata_family_attr;
+
+typedef enum strata_table_attr {
+    STRATA_TABLE_MAX_FILESIZE = 0,       /* bytes before a region splits; default: 0, the
+                                            cluster's setting (10 GiB) */
+    STRATA_TABLE_MEMSTORE_FLUSHSIZE = 1, /* bytes before a memstore flushes; default: 0, the
+                                            cluster's setting (128 MiB) */
+    STRATA_TABLE_DURABILITY = 2,         /* a strata_durability; default USE_DEFAULT */
+} strata_table_attr;
+
+#define STRATA_TTL_FOREVER INT64_MAX
+
+typedef enum strata_bloom_type {
+    STRATA_BLOOM_NONE = 0,
+    STRATA_BLOOM_ROW = 1,
+    STRATA_BLOOM_ROWCOL = 2,
+} strata_bloom_type;
+
+typedef enum strata_compression_type {
+    STRATA_COMPRESSION_NONE = 0,
+    STRATA_COMPRESSION_ZSTD = 1,
+} strata_compression_type;
+
+/* HBase's durability levels; USE_DEFAULT is the table default, SYNC_WAL. */
+typedef enum strata_durability {
+    STRATA_DURABILITY_USE_DEFAULT = 0,
+    STRATA_DURABILITY_SKIP_WAL = 1,
+    STRATA_DURABILITY_ASYNC_WAL = 2,
+    STRATA_DURABILITY_SYNC_WAL = 3,
+    STRATA_DURABILITY_FSYNC_WAL = 4,
+} strata_durability;
+
+/* A descriptor of table name ("table" or "namespace:table"; checked when it is sent),
+ * without families or attributes. NULL only when out of memory. */
+strata_table_descriptor_t *strata_table_descriptor_create(const char *name);
+void strata_table_descriptor_destroy(strata_table_descriptor_t *td);
+const char *strata_table_descriptor_name(const strata_table_descriptor_t *td);
+
+/* Adds family name (checked when the descriptor is sent) at the end, every attribute
+ * unset; a family of that name already there is removed first. Returns the family,
+ * borrowed from td until it is removed or td destroyed; NULL when out of memory. */
+strata_family_descriptor_t *strata_table_descriptor_add_family(strata_table_descriptor_t *td,
+                                                               const char *name);
+/* The family called name (borrowed, editable), or NULL. */
+strata_family_descriptor_t *strata_table_descriptor_find_family(strata_table_descriptor_t *td,
+                                                                const char *name);
+/* Removes family name: 1 if it was there, else 0. */
+unsigned char strata_table_descriptor_remove_family(strata_table_descriptor_t *td,
+                                                    const char *name);
+/* The families in order: count, then family i (borrowed; NULL when i is out of range). */
+size_t strata_table_descriptor_family_count(const strata_table_descriptor_t *td);
+const strata_family_descriptor_t *
+strata_table_descriptor_family(const strata_table_descriptor_t *td, size_t i);
+
+/* Table attributes: set (DURABILITY USE_DEFAULT unsets it), the value (the default when
+ * not set), whether it is set, and unset. */
+void strata_table_descriptor_set(strata_table_descriptor_t *td, strata_table_attr attr,
+                                 int64_t value);
+int64_t strata_table_descriptor_get(const strata_table_descriptor_t *td, strata_table_attr attr);
+unsigned char strata_table_descriptor_is_set(const strata_table_descriptor_t *td,
+                                             strata_table_attr attr);
+void strata_table_descriptor_unset(strata_table_descriptor_t *td, strata_table_attr attr);
+
+/* Family attributes, the same way. */
+const char *strata_family_descriptor_name(const strata_family_descriptor_t *f);
+void strata_family_descriptor_set(strata_family_descriptor_t *f, strata_family_attr attr,
+                                  int64_t value);
+int64_t strata_family_descriptor_get(const strata_family_descriptor_t *f, strata_family_attr attr);
+unsigned char strata_family_descriptor_is_set(const strata_family_descriptor_t *f,
+                                              strata_family_attr attr);
+void strata_family_descriptor_unset(strata_family_descriptor_t *f, strata_family_attr attr);
+
+/* ---- tables ---- */
+
+typedef enum strata_table_state {
+    STRATA_TABLE_ENABLED = 0,
+    STRATA_TABLE_DISABLED = 1,
+    STRATA_TABLE_ENABLING = 2,
+    STRATA_TABLE_DISABLING = 3,
+} strata_table_state;
+
+/* "ENABLED", "DISABLED", "ENABLING", "DISABLING", or "UNKNOWN" (static). */
+const char *strata_table_state_name(strata_table_state state);
+
+/* Creates the table td describes (at least one family), split at split_keys[0..n)
+ * (split_key_lens[i] bytes each; sorted, distinct, non-empty; n 0: one region). */
+void strata_admin_create_table(strata_admin_t *a, const strata_table_descriptor_t *td,
+                               const char *const *split_keys, const size_t *split_key_lens,
+                               size_t n, char **errptr);
+/* Creates it as num_regions regions (>= 1) cut by split_algo: "HexStringSplit" (NULL:
+ * the default) or "UniformSplit". */
+void strata_admin_create_table_presplit(strata_admin_t *a, const strata_table_descriptor_t *td,
+                                        uint32_t num_regions, const char *split_algo,
+                                        char **errptr);
+/* Replaces the table's descriptor (alter): changed attributes, added and removed
+ * families. An enabled table's regions are reopened with it, one at a time. */
+void strata_admin_modify_table(strata_admin_t *a, const strata_table_descriptor_t *td,
+                               char **errptr);
+/* Drops the table (it must be disabled): its regions and data go. */
+void strata_admin_delete_table(strata_admin_t *a, const char *table, char **errptr);
+void strata_admin_enable_table(strata_admin_t *a, const char *table, char **errptr);
+void strata_admin_disable_table(strata_admin_t *a, const char *table, char **errptr);
+/* Empties the table (it must be disabled); it comes back enabled, with its old split
+ * points if preserve_splits, else as one region. */
+void strata_admin_truncate_table(strata_admin_t *a, const char *table,
+                                 unsigned char preserve_splits, char **errptr);
+/* The table's descriptor (the caller's: destroy it), and if not NULL its state in *state
+ * and its number of regions in *regions. NULL on failure (STRATA_ERR_NOT_FOUND: no such
+ * table). */
+strata_table_descriptor_t *strata_admin_describe_table(strata_admin_t *a, const char *table,
+                                                       strata_table_state *state, uint32_t *regions,
+                                                       char **errptr);
+/* 1 if the table exists, 0 if not or on failure (*errptr tells which). */
+unsigned char strata_admin_table_exists(strata_admin_t *a, const char *table, char **errptr);
+/* The names of the tables of namespace ns ("ns:table", "default:t" ...), or of every
+ * namespace with ns NULL (system tables excluded). NULL on failure. */
+strata_name_list_t *strata_admin_list_tables(strata_admin_t *a, const char *ns, char **errptr);
+
+/* ---- namespaces ---- */
+
+void strata_admin_create_namespace(strata_admin_t *a, const char *name, char **errptr);
+/* The namespace must be empty. */
+void strata_admin_delete_namespace(strata_admin_t *a, const char *name, char **errptr);
+strata_name_list_t *strata_admin_list_namespaces(strata_admin_t *a, char **errptr);
+
+/* A list of names (tables or namespaces): count, name i (borrowed; NULL out of range). */
+size_t strata_name_list_count(const strata_name_list_t *l);
+const char *strata_name_list_get(const strata_name_list_t *l, size_t i);
+void strata_name_list_destroy(strata_name_list_t *l);
+
+/* ---- regions ---- */
+
+/* The master's view of a region (HBase's names); the numbers are stable. */
+typedef enum strata_region_state {
+    STRATA_REGION_OFFLINE = 0,
+    STRATA_REGION_OPENING = 1,
+    STRATA_REGION_OPEN = 2,
+    STRATA_REGION_CLOSING = 3,
+    STRATA_REGION_CLOSED = 4,
+    STRATA_REGION_FAILED_OPEN = 5,
+} strata_region_state;
+
+/* "OFFLINE", "OPENING", "OPEN", "CLOSING", "CLOSED", "FAILED_OPEN", or "UNKNOWN". */
+const char *strata_region_state_name(strata_region_state state);
+
+/* Every region of the table in key order, with its server and state. NULL on failure. */
+strata_region_list_t *strata_admin_table_regions(strata_admin_t *a, const char *table,
+                                                 char **errptr);
+/* The region of table holding row (the caller's: strata_region_destroy). NULL with
+ * *errptr on failure (STRATA_ERR_NOT_FOUND: no such table); NULL with *errptr untouched
+ * when no region holds the row (only while the master rewrites the table's regions). */
+strata_region_t *strata_admin_locate_region(strata_admin_t *a, const char *table, const char *row,
+                                            size_t row_len, char **errptr);
+
+size_t strata_region_list_count(const strata_region_list_t *l);
+/* Region i (borrowed from l; NULL out of range). */
+const strata_region_t *strata_region_list_get(const strata_region_list_t *l, size_t i);
+void strata_region_list_destroy(strata_region_list_t *l);
+/* Frees a region strata_admin_locate_region returned (never one borrowed from a list). */
+void strata_region_destroy(strata_region_t *r);
+
+/* The encoded name (the MD5 hex suffix of the region name), its table, its keys ([start,
+ * end); empty: unbounded), its region id, the server serving it ("host,port,startcode";
+ * NULL when not assigned) and its state. */
+const char *strata_region_encoded_name(const strata_region_t *r);
+const char *strata_region_table(const strata_region_t *r);
+const char *strata_region_start_key(const strata_region_t *r, size_t *len);
+const char *strata_region_end_key(const strata_region_t *r, size_t *len);
+uint64_t strata_region_id(const strata_region_t *r);
+const char *strata_region_server(const strata_region_t *r);
+strata_region_state strata_region_state_of(const strata_region_t *r);
+
+/* Moves the region (encoded name) to dest ("host,port,startcode" or "host:port"; NULL:
+ * any other live server). Returns the server it went to ("host,port,startcode",
+ * malloc'ed; "" if the master did not say), NULL on failure. */
+char *strata_admin_move(strata_admin_t *a, const char *encoded_name, const char *dest,
+                        char **errptr);
+/* Opens a region that is not open on the least loaded server; returns that server as
+ * strata_admin_move does. */
+char *strata_admin_assign(strata_admin_t *a, const char *encoded_name, char **errptr);
+/* Closes the region; the master reopens a region of an enabled table later on its own. */
+void strata_admin_unassign(strata_admin_t *a, const char *encoded_name, char **errptr);
+/* Flushes the memstores of every region of the table, or of one region. */
+void strata_admin_flush_table(strata_admin_t *a, const char *table, char **errptr);
+void strata_admin_flush_region(strata_admin_t *a, const char *encoded_name, char **errptr);
+/* Compacts every region of the table, or one region: minor, or major if major. */
+void strata_admin_compact_table(strata_admin_t *a, const char *table, unsigned char major,
+                                char **errptr);
+void strata_admin_compact_region(strata_admin_t *a, const char *encoded_name, unsigned char major,
+                                 char **errptr);
+
+/* ---- cluster status ----
+ *
+ * What the master knows now: masters, live servers with their load (as their last
+ * heartbeat reported it) and their regions' loads, dead servers, regions in transition.
+ * Servers are named "host,port,startcode". Counts are followed by an accessor for item i
+ * (NULL out of range); everything is borrowed from the status object.
+ */
+
+strata_cluster_status_t *strata_admin_cluster_status(strata_admin_t *a, char **errptr);
+void strata_cluster_status_destroy(strata_cluster_status_t *s);
+/* The cluster id and the master's version (NULL if the master did not say). */
+const char *strata_cluster_status_cluster_id(const strata_cluster_status_t *s);
+const char *strata_cluster_status_version(const strata_cluster_status_t *s);
+/* The active master (NULL if none answered), then the backups. */
+const char *strata_cluster_status_active_master(const strata_cluster_status_t *s);
+size_t strata_cluster_status_backup_master_count(const strata_cluster_status_t *s);
+const char *strata_cluster_status_backup_master(const strata_cluster_status_t *s, size_t i);
+size_t strata_cluster_status_live_server_count(const strata_cluster_status_t *s);
+const strata_server_load_t *strata_cluster_status_live_server(const strata_cluster_status_t *s,
+                                                              size_t i);
+size_t strata_cluster_status_dead_server_count(const strata_cluster_status_t *s);
+const char *strata_cluster_status_dead_server(const strata_cluster_status_t *s, size_t i);
+/* Regions in transition: each with its state, its server if it has one, and since when
+ * (ms since the epoch) it has been in that state. */
+size_t strata_cluster_status_in_transition_count(const strata_cluster_status_t *s);
+const strata_region_t *strata_cluster_status_in_transition(const strata_cluster_status_t *s,
+                                                           size_t i);
+uint64_t strata_cluster_status_in_transition_since_ms(const strata_cluster_status_t *s, size_t i);
+/* Tables and regions the master knows of. */
+uint32_t strata_cluster_status_table_count(const strata_cluster_status_t *s);
+uint32_t strata_cluster_status_region_count(const strata_cluster_status_t *s);
+
+/* A live region server's load. region_count is the regions it serves (also when the
+ * per-region loads are not all listed). */
+const char *strata_server_load_name(const strata_server_load_t *l);
+uint32_t strata_server_load_http_port(const strata_server_load_t *l);
+uint32_t strata_server_load_region_count(const strata_server_load_t *l);
+double strata_server_load_requests_per_second(const strata_server_load_t *l);
+uint64_t strata_server_load_total_requests(const strata_server_load_t *l);
+uint64_t strata_server_load_read_requests(const strata_server_load_t *l);
+uint64_t strata_server_load_write_requests(const strata_server_load_t *l);
+uint64_t strata_server_load_store_files(const strata_server_load_t *l);
+uint64_t strata_server_load_store_file_size(const strata_server_load_t *l);
+uint64_t strata_server_load_memstore_size(const strata_server_load_t *l);
+/* When its last heartbeat arrived (ms since the epoch). */
+uint64_t strata_server_load_last_report_ms(const strata_server_load_t *l);
+size_t strata_server_load_region_load_count(const strata_server_load_t *l);
+const strata_region_load_t *strata_server_load_region_load(const strata_server_load_t *l, size_t i);
+
+/* One region's load on its server: its encoded name, its table (NULL if not reported),
+ * requests, store files and sizes in bytes. */
+const char *strata_region_load_encoded_name(const strata_region_load_t *l);
+const char *strata_region_load_table(const strata_region_load_t *l);
+uint64_t strata_region_load_read_requests(const strata_region_load_t *l);
+uint64_t strata_region_load_write_requests(const strata_region_load_t *l);
+uint64_t strata_region_load_store_files(const strata_region_load_t *l);
+uint64_t strata_region_load_store_file_size(const strata_region_load_t *l);
+uint64_t strata_region_load_memstore_size(const strata_region_load_t *l);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,5 +1,5 @@
 /*
- * test_http_server.c - common/http_server.h over real sockets (tests/support/http_client.h):
+ * test_http_server.c - common/http/http_server.h over real sockets (tests/support/http_client.h):
  *
  *   - a handler's status, content type and body reach the client; the query string is
  *     given to the handler and not part of the match; HEAD keeps Content-Length, no body;

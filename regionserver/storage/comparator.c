@@ -11,6 +11,12 @@
  *   regexstring   POSIX extended regex found anywhere in data: only = and !=
  * CMP_NO_OP never matches, and neither does an ordering operator with substring or
  * regexstring (HBase's parser rejects those combinations).
+ * A regex pattern is checked before regcomp() (check_regex_cost): glibc copies the
+ * subexpression of every repetition ("x+" twice, "x{n,m}" m times), so stacked or nested
+ * repetitions grow its tree exponentially ("x++++++++++++++++++++++++++++++" would need
+ * gigabytes), and it parses groups recursively (some ten thousand nested parentheses
+ * overflow a thread's stack). Patterns that would expand past REGEX_MAX_EXPANSION nodes
+ * or nest groups deeper than REGEX_MAX_DEPTH are refused as invalid arguments.
  * Thread-safety: a comparator is immutable after creation; matching is read-only
  * (regexec on a compiled pattern is safe from several threads).
  */
@@ -20,6 +26,10 @@
 
 #include "common/status.h"
 #include "regionserver/storage/filter_internal.h"
+
+#define REGEX_MAX_EXPANSION 32768 /* pattern nodes once glibc has copied repetitions */
+#define REGEX_MAX_DEPTH 64        /* nested groups */
+#define REGEX_COUNT_CAP 100000    /* repetition counts saturate here (RE_DUP_MAX is 32767) */
 
 struct comparator {
     comparator_type type;
@@ -35,10 +45,137 @@ static uint8_t ascii_lower(uint8_t b)
     return b >= 'A' && b <= 'Z' ? (uint8_t)(b - 'A' + 'a') : b;
 }
 
+/* The size of one group while scanning: every node in it, and the last atom (what a
+ * repetition that follows applies to). */
+typedef struct rx_group {
+    uint64_t total;
+    uint64_t last;
+} rx_group;
+
+/* Reads the digits at p[*i] (saturating at REGEX_COUNT_CAP); -1 if there are none. */
+static long rx_number(const uint8_t *p, size_t n, size_t *i)
+{
+    long v = -1;
+    for (; *i < n && p[*i] >= '0' && p[*i] <= '9'; (*i)++) {
+        long d = p[*i] - '0';
+        v = v < 0 ? d : v * 10 + d;
+        if (v > REGEX_COUNT_CAP)
+            v = REGEX_COUNT_CAP;
+    }
+    return v;
+}
+
+/* Parses "{n}", "{n,}" or "{n,m}" at p[*i] == '{'. Returns how many copies of its atom
+ * glibc makes (m, or n + 1 when unbounded, at least 1) and moves *i past the '}'; 0 if
+ * it is not an interval (then it is a literal '{' for this estimate). */
+static uint64_t rx_interval(const uint8_t *p, size_t n, size_t *i)
+{
+    size_t j = *i + 1;
+    long lo = rx_number(p, n, &j), hi = lo;
+    if (lo < 0)
+        return 0;
+    if (j < n && p[j] == ',') {
+        j++;
+        hi = rx_number(p, n, &j); /* -1: unbounded */
+    }
+    if (j >= n || p[j] != '}')
+        return 0;
+    *i = j + 1;
+    uint64_t copies = hi < 0 ? (uint64_t)lo + 1 : (uint64_t)hi;
+    return copies ? copies : 1;
+}
+
+/* Moves *i past the bracket expression that starts at p[*i] == '['. */
+static void rx_bracket(const uint8_t *p, size_t n, size_t *i)
+{
+    size_t j = *i + 1;
+    if (j < n && p[j] == '^')
+        j++;
+    if (j < n && p[j] == ']')
+        j++; /* a leading ']' is a literal */
+    while (j < n && p[j] != ']') {
+        if (p[j] == '[' && j + 1 < n && (p[j + 1] == ':' || p[j + 1] == '.' || p[j + 1] == '=')) {
+            uint8_t close = p[j + 1];
+            j += 2;
+            while (j + 1 < n && !(p[j] == close && p[j + 1] == ']'))
+                j++;
+            j += 2;
+        } else {
+            j++;
+        }
+    }
+    *i = j < n ? j + 1 : n;
+}
+
+static int rx_too_complex(const uint8_t *pattern, size_t at)
+{
+    return st_error(ST_INVALID_ARGUMENT,
+                    "regexstring pattern is too complex: its repetitions expand it past %d "
+                    "nodes (at byte %zu of '%.40s')",
+                    REGEX_MAX_EXPANSION, at, (const char *)pattern);
+}
+
+/* Estimates the tree glibc's regcomp builds for the ERE p (n bytes) and refuses one that
+ * expands past REGEX_MAX_EXPANSION nodes or nests groups deeper than REGEX_MAX_DEPTH.
+ * Malformed syntax is left for regcomp to report. */
+static int check_regex_cost(const uint8_t *p, size_t n)
+{
+    rx_group stack[REGEX_MAX_DEPTH + 1] = {{0, 0}};
+    int depth = 0;
+    for (size_t i = 0; i < n;) {
+        rx_group *g = &stack[depth];
+        uint64_t copies = 0, atom = 1;
+        size_t at = i;
+        if (p[i] == '*' || p[i] == '?') {
+            copies = 1, i++;
+        } else if (p[i] == '+') {
+            copies = 2, i++;
+        } else if (p[i] == '{' && (copies = rx_interval(p, n, &i)) != 0) {
+            /* an interval: i is past it */
+        } else if (p[i] == '(') {
+            if (depth == REGEX_MAX_DEPTH)
+                return st_error(ST_INVALID_ARGUMENT,
+                                "regexstring pattern nests groups deeper than %d (at byte %zu)",
+                                REGEX_MAX_DEPTH, i);
+            stack[++depth] = (rx_group){0, 0};
+            i++;
+            continue;
+        } else if (p[i] == ')' && depth > 0) {
+            atom = stack[depth--].total;
+            g = &stack[depth];
+            i++;
+        } else if (p[i] == '|') {
+            g->last = 0;
+            i++;
+            continue;
+        } else if (p[i] == '[') {
+            rx_bracket(p, n, &i);
+        } else {
+            i += p[i] == '\\' && i + 1 < n ? 2 : 1;
+        }
+        if (copies && g->last) { /* a repetition of the last atom */
+            g->total = g->total - g->last + g->last * copies;
+            g->last *= copies;
+        } else { /* an atom (a repetition with nothing before it is a literal) */
+            g->total += atom;
+            g->last = atom;
+        }
+        if (g->total > REGEX_MAX_EXPANSION)
+            return rx_too_complex(p, at);
+    }
+    uint64_t total = 0;
+    for (int d = 0; d <= depth; d++) /* groups left open: regcomp will refuse them */
+        total += stack[d].total;
+    return total > REGEX_MAX_EXPANSION ? rx_too_complex(p, n) : ST_OK;
+}
+
 static int compile_regex(comparator *c)
 {
     if (memchr(c->value, '\0', c->len))
         return st_error(ST_INVALID_ARGUMENT, "regexstring pattern contains a NUL byte");
+    int cost = check_regex_cost(c->value, c->len);
+    if (cost != ST_OK)
+        return cost;
     int rc = regcomp(&c->re, (const char *)c->value, REG_EXTENDED | REG_NOSUB);
     if (rc != 0) {
         char why[256];

@@ -13,10 +13,13 @@
  * regexstring (HBase's parser rejects those combinations).
  * A regex pattern is checked before regcomp() (check_regex_cost): glibc copies the
  * subexpression of every repetition ("x+" twice, "x{n,m}" m times), so stacked or nested
- * repetitions grow its tree exponentially ("x++++++++++++++++++++++++++++++" would need
- * gigabytes), and it parses groups recursively (some ten thousand nested parentheses
- * overflow a thread's stack). Patterns that would expand past REGEX_MAX_EXPANSION nodes
- * or nest groups deeper than REGEX_MAX_DEPTH are refused as invalid arguments.
+ * repetitions grow its tree exponentially ("x" and thirty '+' would need gigabytes); the
+ * closures it computes next take time quadratic in the tree when much of it is optional
+ * ("(x*){1000}" takes a quarter of a second); and it parses groups recursively (some ten
+ * thousand nested parentheses overflow a thread's stack). A pattern that needs more than
+ * REGEX_MAX_NODES nodes (every character, bracket expression, operator and group, with
+ * repetitions counted as the copies glibc makes) or nests groups deeper than
+ * REGEX_MAX_DEPTH is refused as an invalid argument.
  * Thread-safety: a comparator is immutable after creation; matching is read-only
  * (regexec on a compiled pattern is safe from several threads).
  */
@@ -27,9 +30,9 @@
 #include "common/status.h"
 #include "regionserver/storage/filter_internal.h"
 
-#define REGEX_MAX_EXPANSION 32768 /* pattern nodes once glibc has copied repetitions */
-#define REGEX_MAX_DEPTH 64        /* nested groups */
-#define REGEX_COUNT_CAP 100000    /* repetition counts saturate here (RE_DUP_MAX is 32767) */
+#define REGEX_MAX_NODES 2048   /* pattern nodes once glibc has copied repetitions */
+#define REGEX_MAX_DEPTH 64     /* nested groups */
+#define REGEX_COUNT_CAP 100000 /* repetition counts saturate here (RE_DUP_MAX is 32767) */
 
 struct comparator {
     comparator_type type;
@@ -110,13 +113,13 @@ static void rx_bracket(const uint8_t *p, size_t n, size_t *i)
 static int rx_too_complex(const uint8_t *pattern, size_t at)
 {
     return st_error(ST_INVALID_ARGUMENT,
-                    "regexstring pattern is too complex: its repetitions expand it past %d "
-                    "nodes (at byte %zu of '%.40s')",
-                    REGEX_MAX_EXPANSION, at, (const char *)pattern);
+                    "regexstring pattern is too complex: with its repetitions copied it "
+                    "needs more than %d nodes (at byte %zu of '%.40s')",
+                    REGEX_MAX_NODES, at, (const char *)pattern);
 }
 
-/* Estimates the tree glibc's regcomp builds for the ERE p (n bytes) and refuses one that
- * expands past REGEX_MAX_EXPANSION nodes or nests groups deeper than REGEX_MAX_DEPTH.
+/* Estimates the tree glibc's regcomp builds for the ERE p (n bytes) and refuses one of
+ * more than REGEX_MAX_NODES nodes or with groups nested deeper than REGEX_MAX_DEPTH.
  * Malformed syntax is left for regcomp to report. */
 static int check_regex_cost(const uint8_t *p, size_t n)
 {
@@ -141,32 +144,35 @@ static int check_regex_cost(const uint8_t *p, size_t n)
             i++;
             continue;
         } else if (p[i] == ')' && depth > 0) {
-            atom = stack[depth--].total;
+            atom = stack[depth--].total + 2; /* the group's open and close nodes */
             g = &stack[depth];
             i++;
         } else if (p[i] == '|') {
+            g->total++; /* the alternation node */
             g->last = 0;
             i++;
+            if (g->total > REGEX_MAX_NODES)
+                return rx_too_complex(p, at);
             continue;
         } else if (p[i] == '[') {
             rx_bracket(p, n, &i);
         } else {
             i += p[i] == '\\' && i + 1 < n ? 2 : 1;
         }
-        if (copies && g->last) { /* a repetition of the last atom */
-            g->total = g->total - g->last + g->last * copies;
-            g->last *= copies;
+        if (copies && g->last) { /* the repetition's node and the copies of its atom */
+            g->total = g->total - g->last + g->last * copies + 1;
+            g->last = g->last * copies + 1;
         } else { /* an atom (a repetition with nothing before it is a literal) */
             g->total += atom;
             g->last = atom;
         }
-        if (g->total > REGEX_MAX_EXPANSION)
+        if (g->total > REGEX_MAX_NODES)
             return rx_too_complex(p, at);
     }
     uint64_t total = 0;
     for (int d = 0; d <= depth; d++) /* groups left open: regcomp will refuse them */
         total += stack[d].total;
-    return total > REGEX_MAX_EXPANSION ? rx_too_complex(p, n) : ST_OK;
+    return total > REGEX_MAX_NODES ? rx_too_complex(p, n) : ST_OK;
 }
 
 static int compile_regex(comparator *c)

@@ -146,18 +146,22 @@ static char *nested_groups(size_t depth)
 }
 
 /* Found by fuzz_filter_parse: stacked repetitions ("x" and 31 '+') made glibc's regcomp
- * copy the subexpression 2^31 times and run the process out of memory; and tens of
- * thousands of nested groups overflow its recursive parser's stack. Both are refused. */
+ * copy the subexpression 2^31 times and run the process out of memory, and stacked ones
+ * around a '*' ("x+++*+++++++++", 4096 copies) kept it busy for seconds computing
+ * closures; tens of thousands of nested groups overflow its recursive parser's stack.
+ * Patterns of more than 2048 nodes, or nested deeper than 64 groups, are refused. */
 static void test_comparator_regex_too_complex_refused(void **state)
 {
     char p[64];
     snprintf(p, sizeof(p), "x%s", "+++++++++++++++++++++++++++++++");
     expect_regex_refused(p, "too complex");
     expect_regex_refused("(true)+++++++++++++++++++++++++++++++ru1c", "too complex");
+    expect_regex_refused("x+++*+++++++++", "needs more than 2048 nodes (at byte 11");
+    expect_regex_refused("(x*){1000}", "too complex");
     expect_regex_refused("((a{100}){100}){100}", "too complex");
-    expect_regex_refused("(a{182}){181}", "too complex");
     expect_regex_refused("a{2}{3}{4}{5}{6}{7}{8}", "too complex");
     expect_regex_refused("(a|b|c){1,20000}", "too complex");
+    expect_regex_refused("a{2048}", "too complex");
     char *deep = nested_groups(20000);
     expect_regex_refused(deep, "nests groups deeper than 64 (at byte 64)");
     free(deep);
@@ -170,18 +174,23 @@ static void test_comparator_regex_too_complex_refused(void **state)
     assert_true(comparator_matches(c, CMP_EQUAL, B("xay")));
     comparator_free(c);
     free(deep);
-    /* Ordinary patterns, and the largest expansion allowed, still compile. */
-    static const char *const fine[] = {
+    /* Ordinary patterns, and the largest ones allowed, still compile. */
+    char alternatives[1600] = "^(user0";
+    for (int i = 1; i < 150; i++)
+        snprintf(alternatives + strlen(alternatives), sizeof(alternatives) - strlen(alternatives),
+                 "|user%d", i);
+    strcat(alternatives, ")$");
+    const char *const fine[] = {
         "^user[0-9]{1,10}$", "[a-z]{1,255}", "^([0-9]{1,3}\\.){3}[0-9]{1,3}$",
-        "(a{181}){181}",     "a{32767}",     "x+++++++++++++++",
+        "(a{40}){40}",       "a{2047}",      "x++++++++++",
         "[]{}(+*]{2}",       "\\(+{3}",      "a{,5}",
-        "(cat|dog)+$",
+        "(cat|dog)+$",       alternatives,
     };
     for (size_t i = 0; i < N(fine); i++) {
         st_clear();
         c = comparator_new(COMPARATOR_REGEX, B(fine[i]));
         if (c == NULL)
-            fail_msg("pattern '%s' refused: %s", fine[i], st_errmsg());
+            fail_msg("pattern '%.60s' refused: %s", fine[i], st_errmsg());
         comparator_free(c);
     }
 }

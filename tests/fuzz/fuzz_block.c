@@ -2,8 +2,9 @@
  * fuzz_block.c - fuzz target for the store file's data blocks and bloom section
  * (regionserver/storage/block.c, bloom.c; docs/formats/storefile.md "Data block",
  * "Bloom section"): the input is decoded as an on-disk block frame
- * (block_frame_decode), as a decoded block (block_init, then every cell and seeks to
- * each), and as a bloom section (bloom_parse, then probes).
+ * (block_frame_decode; again with its stored length and CRC repaired, fuzz_repair.h, so
+ * mutations reach the decompression), as a decoded block (block_init, then every cell
+ * and seeks to each), and as a bloom section (bloom_parse, then probes).
  *
  * It asserts: a frame decodes to ST_OK or ST_CORRUPTION with a reason, and a decoded
  * frame re-encodes (uncompressed and with zstd) to a frame that decodes to the same
@@ -26,6 +27,7 @@
 #include "regionserver/storage/block.h"
 #include "regionserver/storage/bloom.h"
 #include "regionserver/storage/storefile.h"
+#include "tests/fuzz/fuzz_repair.h"
 #include "tests/fuzz/fuzz_support.h"
 
 #define MAX_HASHES 64
@@ -142,6 +144,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(cctx != NULL, "out of memory");
     }
     check_frame(cctx, data, size);
+    uint8_t *copy = malloc(size ? size : 1);
+    FUZZ_CHECK(copy != NULL, "out of memory");
+    if (size)
+        memcpy(copy, data, size);
+    if (fuzz_repair_block_frame(copy, size))
+        check_frame(cctx, copy, size);
+    free(copy);
     check_block(data, size);
     check_bloom(data, size);
     return 0;

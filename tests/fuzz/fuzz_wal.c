@@ -22,6 +22,7 @@
 #include "common/status.h"
 #include "regionserver/storage/wal.h"
 #include "regionserver/storage/wal_internal.h"
+#include "tests/fuzz/fuzz_repair.h"
 #include "tests/fuzz/fuzz_support.h"
 
 typedef struct seen {
@@ -67,11 +68,9 @@ static int read_once(const char *path, bool torn_ok, uint64_t limit, const uint8
     return rc;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Writes data as the log file path and checks every read of it. */
+static void check_file(const char *path, const uint8_t *data, size_t size)
 {
-    static char *path;
-    if (!path)
-        path = fuzz_path("wal.00000000000000000001");
     fuzz_write_file(path, data, size);
 
     seen tolerant = {0}, strict = {0}, limited = {0};
@@ -94,5 +93,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     buf_free(&tolerant.enc);
     buf_free(&strict.enc);
     buf_free(&limited.enc);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static char *path;
+    if (!path)
+        path = fuzz_path("wal.00000000000000000001");
+    check_file(path, data, size);
+    uint8_t *copy = malloc(size ? size : 1);
+    FUZZ_CHECK(copy != NULL, "out of memory");
+    if (size)
+        memcpy(copy, data, size);
+    if (fuzz_repair_wal(copy, size))
+        check_file(path, copy, size);
+    free(copy);
     return 0;
 }

@@ -3,7 +3,9 @@
  * (regionserver/storage/wal_split.c, docs/formats/wal.md "Reading a directory"): the
  * input is cut before every "SWAL" magic after its first byte into up to 4 log files
  * wal.<1>..wal.<4> of one directory (a writer's rolled chain), which is read with
- * wal_read_dir() and then split with wal_split() into a fresh root directory.
+ * wal_read_dir() and then split with wal_split() into a fresh root directory; all of
+ * that for the pieces as they are and again with their checksums repaired
+ * (fuzz_repair.h), so mutations also reach the records behind the CRCs.
  *
  * It asserts: reading and splitting return ST_OK, ST_CORRUPTION or ST_UNSUPPORTED; a
  * failed read fails the split; a failed split deletes no WAL file and leaves no
@@ -26,6 +28,7 @@
 #include "regionserver/storage/layout.h"
 #include "regionserver/storage/wal.h"
 #include "regionserver/storage/wal_internal.h"
+#include "tests/fuzz/fuzz_repair.h"
 #include "tests/fuzz/fuzz_support.h"
 
 #define MAX_FILES 4
@@ -84,9 +87,10 @@ static bool expected_status(int rc)
     return rc == ST_OK || rc == ST_CORRUPTION || rc == ST_UNSUPPORTED;
 }
 
-/* Writes the input's pieces as wal.1.. into dir (paths[i] their paths); returns how
- * many. A piece ends where the next "SWAL" begins, the last one at the end of input. */
-static size_t write_pieces(const char *dir, const uint8_t *data, size_t size, char **paths)
+/* Writes the input's pieces as wal.1.. into dir (paths[i] their paths), each repaired
+ * first if asked (data is the caller's copy then); returns how many. A piece ends where
+ * the next "SWAL" begins, the last one at the end of input. */
+static size_t write_pieces(const char *dir, uint8_t *data, size_t size, bool repair, char **paths)
 {
     size_t cuts[MAX_FILES + 1], n = 0;
     cuts[n++] = 0;
@@ -97,6 +101,8 @@ static size_t write_pieces(const char *dir, const uint8_t *data, size_t size, ch
     for (size_t i = 0; i < n; i++) {
         paths[i] = wal_file_path(dir, i + 1);
         FUZZ_CHECK(paths[i] != NULL, "out of memory");
+        if (repair)
+            fuzz_repair_wal(data + cuts[i], cuts[i + 1] - cuts[i]);
         fuzz_write_file(paths[i], data + cuts[i], cuts[i + 1] - cuts[i]);
     }
     return n;
@@ -168,18 +174,15 @@ static void check_region(const char *root, const region_out *r)
     free(dir);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Writes the pieces of data (repaired if asked) into a fresh directory, reads and
+ * splits it, and checks the outcome. */
+static void check_split(const char *root, const char *wal_dir, uint8_t *data, size_t size,
+                        bool repair)
 {
-    static char *root, *wal_dir;
-    if (!root) {
-        root = fuzz_path("split");
-        wal_dir = layout_wal_dir(root, "rs1");
-        FUZZ_CHECK(wal_dir != NULL, "out of memory");
-    }
     FUZZ_CHECK(fio_remove_tree(root) == ST_OK && fio_mkdirs(wal_dir) == ST_OK, "%s: %s", root,
                st_errmsg());
     char *paths[MAX_FILES] = {0};
-    size_t nfiles = size ? write_pieces(wal_dir, data, size, paths) : 0;
+    size_t nfiles = size ? write_pieces(wal_dir, data, size, repair, paths) : 0;
 
     expect x = {0};
     int rr = wal_read_dir(wal_dir, on_edit, &x);
@@ -201,5 +204,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     expect_free(&x);
     for (size_t i = 0; i < nfiles; i++)
         free(paths[i]);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static char *root, *wal_dir;
+    if (!root) {
+        root = fuzz_path("split");
+        wal_dir = layout_wal_dir(root, "rs1");
+        FUZZ_CHECK(wal_dir != NULL, "out of memory");
+    }
+    uint8_t *copy = malloc(size ? size : 1);
+    FUZZ_CHECK(copy != NULL, "out of memory");
+    if (size)
+        memcpy(copy, data, size);
+    check_split(root, wal_dir, copy, size, false);
+    check_split(root, wal_dir, copy, size, true);
+    free(copy);
     return 0;
 }

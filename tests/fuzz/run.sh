@@ -39,15 +39,16 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Runs one target; its output goes to $work/<target>.log.
+# Runs one target (in a background subshell); its output goes to $work/<target>.log.
 run_one() {
   local t=$1 dict=() corpus="$work/corpus/$t"
   mkdir -p "$corpus" "$scratch/$t"
   cp tests/fuzz/corpus/"$t"/* "$corpus"/
   [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
-  STRATA_FUZZ_TMPDIR="$scratch/$t" \
-  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
-  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  # exec: the background job's pid is the fuzzer's, so cleanup() can stop it.
+  exec env STRATA_FUZZ_TMPDIR="$scratch/$t" \
+    ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$build/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
     -close_fd_mask=2 -print_final_stats=1 -artifact_prefix="$artifacts/$t-" "${dict[@]}" \
     "$corpus" >"$work/$t.log" 2>&1

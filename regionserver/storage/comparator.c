@@ -14,12 +14,15 @@
  * A regex pattern is checked before regcomp() (check_regex_cost): glibc copies the
  * subexpression of every repetition ("x+" twice, "x{n,m}" m times), so stacked or nested
  * repetitions grow its tree exponentially ("x" and thirty '+' would need gigabytes); the
- * closures it computes next take time quadratic in the tree when much of it is optional
- * ("(x*){1000}" takes a quarter of a second); and it parses groups recursively (some ten
- * thousand nested parentheses overflow a thread's stack). A pattern that needs more than
- * REGEX_MAX_NODES nodes (every character, bracket expression, operator and group, with
- * repetitions counted as the copies glibc makes) or nests groups deeper than
- * REGEX_MAX_DEPTH is refused as an invalid argument.
+ * epsilon closures it computes next take time quadratic in the tree where much of it is
+ * optional, and far worse once a part that can match the empty string is repeated
+ * ("(||||||||||||||||)+++++" twice ran for more than nine minutes); and it parses groups
+ * recursively (some ten thousand nested parentheses overflow a thread's stack). So a
+ * pattern that needs more than REGEX_MAX_NODES nodes (every character, bracket
+ * expression, operator and group, with repetitions counted as the copies glibc makes),
+ * nests groups deeper than REGEX_MAX_DEPTH, or repeats a part that can match the empty
+ * string ("(a|)+", "(x*)*", "x*?": POSIX leaves stacked repetitions undefined anyway) is
+ * refused as an invalid argument; the worst pattern left compiles in about 0.1 s.
  * Thread-safety: a comparator is immutable after creation; matching is read-only
  * (regexec on a compiled pattern is safe from several threads).
  */
@@ -48,12 +51,52 @@ static uint8_t ascii_lower(uint8_t b)
     return b >= 'A' && b <= 'Z' ? (uint8_t)(b - 'A' + 'a') : b;
 }
 
-/* The size of one group while scanning: every node in it, and the last atom (what a
- * repetition that follows applies to). */
+/* One group while scanning: its nodes so far, its last atom (what a repetition that
+ * follows applies to), and what of it can match the empty string. */
 typedef struct rx_group {
     uint64_t total;
-    uint64_t last;
+    uint64_t last;      /* nodes of the last atom; 0 when there is none */
+    bool last_empty;    /* the last atom can match "" */
+    bool before_empty;  /* the branch before the last atom can match "" */
+    bool earlier_empty; /* a branch before the last '|' can match "" */
 } rx_group;
+
+static const rx_group rx_new_group = {0, 0, false, true, false};
+
+static bool rx_branch_empty(const rx_group *g)
+{
+    return g->before_empty && (g->last == 0 || g->last_empty);
+}
+
+static bool rx_group_empty(const rx_group *g)
+{
+    return g->earlier_empty || rx_branch_empty(g);
+}
+
+static void rx_atom(rx_group *g, uint64_t nodes, bool empty)
+{
+    g->before_empty = rx_branch_empty(g);
+    g->total += nodes;
+    g->last = nodes;
+    g->last_empty = empty;
+}
+
+/* The repetition's node and the copies of its atom; the result matches "" only if the
+ * repetition allows zero copies (its atom cannot: check_regex_cost refuses that). */
+static void rx_repeat(rx_group *g, uint64_t copies, bool min_zero)
+{
+    g->total = g->total - g->last + g->last * copies + 1;
+    g->last = g->last * copies + 1;
+    g->last_empty = min_zero;
+}
+
+static void rx_alternative(rx_group *g)
+{
+    g->earlier_empty = rx_group_empty(g);
+    g->before_empty = true;
+    g->last = 0;
+    g->total++; /* the alternation node */
+}
 
 /* Reads the digits at p[*i] (saturating at REGEX_COUNT_CAP); -1 if there are none. */
 static long rx_number(const uint8_t *p, size_t n, size_t *i)
@@ -69,9 +112,10 @@ static long rx_number(const uint8_t *p, size_t n, size_t *i)
 }
 
 /* Parses "{n}", "{n,}" or "{n,m}" at p[*i] == '{'. Returns how many copies of its atom
- * glibc makes (m, or n + 1 when unbounded, at least 1) and moves *i past the '}'; 0 if
- * it is not an interval (then it is a literal '{' for this estimate). */
-static uint64_t rx_interval(const uint8_t *p, size_t n, size_t *i)
+ * glibc makes (m, or n + 1 when unbounded, at least 1), sets *min_zero when n is 0 and
+ * moves *i past the '}'; 0 if it is not an interval (then it is a literal '{' for this
+ * estimate). */
+static uint64_t rx_interval(const uint8_t *p, size_t n, size_t *i, bool *min_zero)
 {
     size_t j = *i + 1;
     long lo = rx_number(p, n, &j), hi = lo;
@@ -84,6 +128,7 @@ static uint64_t rx_interval(const uint8_t *p, size_t n, size_t *i)
     if (j >= n || p[j] != '}')
         return 0;
     *i = j + 1;
+    *min_zero = lo == 0;
     uint64_t copies = hi < 0 ? (uint64_t)lo + 1 : (uint64_t)hi;
     return copies ? copies : 1;
 }
@@ -110,6 +155,23 @@ static void rx_bracket(const uint8_t *p, size_t n, size_t *i)
     *i = j < n ? j + 1 : n;
 }
 
+/* Reads the atom at p[*i] (a character, an escape or a bracket expression); returns
+ * whether it can match the empty string (anchors, word boundaries, back-references). */
+static bool rx_simple_atom(const uint8_t *p, size_t n, size_t *i)
+{
+    uint8_t c = p[*i];
+    if (c == '[') {
+        rx_bracket(p, n, i);
+        return false;
+    }
+    if (c == '\\' && *i + 1 < n) {
+        *i += 2;
+        return strchr("123456789bB<>`'", p[*i - 1]) != NULL;
+    }
+    (*i)++;
+    return c == '^' || c == '$';
+}
+
 static int rx_too_complex(const uint8_t *pattern, size_t at)
 {
     return st_error(ST_INVALID_ARGUMENT,
@@ -118,55 +180,58 @@ static int rx_too_complex(const uint8_t *pattern, size_t at)
                     REGEX_MAX_NODES, at, (const char *)pattern);
 }
 
+static int rx_repeats_empty(const uint8_t *pattern, size_t at)
+{
+    return st_error(ST_INVALID_ARGUMENT,
+                    "regexstring pattern repeats a part that can match the empty string (at "
+                    "byte %zu of '%.40s'; 'x*?', 'x*+' and '(a|)+' are of that kind), which "
+                    "makes regcomp's work explode",
+                    at, (const char *)pattern);
+}
+
 /* Estimates the tree glibc's regcomp builds for the ERE p (n bytes) and refuses one of
- * more than REGEX_MAX_NODES nodes or with groups nested deeper than REGEX_MAX_DEPTH.
- * Malformed syntax is left for regcomp to report. */
+ * more than REGEX_MAX_NODES nodes, with groups nested deeper than REGEX_MAX_DEPTH, or
+ * repeating a part that can match the empty string. Malformed syntax is left for
+ * regcomp to report. */
 static int check_regex_cost(const uint8_t *p, size_t n)
 {
-    rx_group stack[REGEX_MAX_DEPTH + 1] = {{0, 0}};
+    rx_group stack[REGEX_MAX_DEPTH + 1];
     int depth = 0;
+    stack[0] = rx_new_group;
     for (size_t i = 0; i < n;) {
         rx_group *g = &stack[depth];
-        uint64_t copies = 0, atom = 1;
         size_t at = i;
-        if (p[i] == '*' || p[i] == '?') {
-            copies = 1, i++;
-        } else if (p[i] == '+') {
-            copies = 2, i++;
-        } else if (p[i] == '{' && (copies = rx_interval(p, n, &i)) != 0) {
-            /* an interval: i is past it */
+        uint64_t copies = 0;
+        bool min_zero = p[i] != '+';
+        if (p[i] == '*' || p[i] == '?' || p[i] == '+')
+            copies = p[i++] == '+' ? 2 : 1;
+        else if (p[i] == '{')
+            copies = rx_interval(p, n, &i, &min_zero);
+        if (copies && g->last) {
+            if (g->last_empty)
+                return rx_repeats_empty(p, at);
+            rx_repeat(g, copies, min_zero);
+        } else if (copies) {
+            rx_atom(g, 1, false); /* a repetition with nothing before it is a literal */
         } else if (p[i] == '(') {
             if (depth == REGEX_MAX_DEPTH)
                 return st_error(ST_INVALID_ARGUMENT,
                                 "regexstring pattern nests groups deeper than %d (at byte %zu)",
                                 REGEX_MAX_DEPTH, i);
-            stack[++depth] = (rx_group){0, 0};
+            stack[++depth] = rx_new_group;
             i++;
-            continue;
         } else if (p[i] == ')' && depth > 0) {
-            atom = stack[depth--].total + 2; /* the group's open and close nodes */
-            g = &stack[depth];
+            rx_group inner = stack[depth--];
+            rx_atom(&stack[depth], inner.total + 2, rx_group_empty(&inner)); /* + open, close */
             i++;
         } else if (p[i] == '|') {
-            g->total++; /* the alternation node */
-            g->last = 0;
+            rx_alternative(g);
             i++;
-            if (g->total > REGEX_MAX_NODES)
-                return rx_too_complex(p, at);
-            continue;
-        } else if (p[i] == '[') {
-            rx_bracket(p, n, &i);
         } else {
-            i += p[i] == '\\' && i + 1 < n ? 2 : 1;
+            bool empty = rx_simple_atom(p, n, &i);
+            rx_atom(g, 1, empty);
         }
-        if (copies && g->last) { /* the repetition's node and the copies of its atom */
-            g->total = g->total - g->last + g->last * copies + 1;
-            g->last = g->last * copies + 1;
-        } else { /* an atom (a repetition with nothing before it is a literal) */
-            g->total += atom;
-            g->last = atom;
-        }
-        if (g->total > REGEX_MAX_NODES)
+        if (stack[depth].total > REGEX_MAX_NODES)
             return rx_too_complex(p, at);
     }
     uint64_t total = 0;

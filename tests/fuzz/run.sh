@@ -19,16 +19,24 @@ read -r -a targets <<<"${STRATA_FUZZ_TARGETS:-wal wal_split storefile block rpc 
 case "$secs" in '' | *[!0-9]*) echo "usage: $0 [seconds-per-target]" >&2; exit 2 ;; esac
 
 echo "fuzz: building ${targets[*]} in $build (clang, libFuzzer, ASan, UBSan)"
-cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DSTRATA_FUZZ=ON -DSTRATA_WERROR=ON \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-# The whole product (the strata binary links every library) and the fuzz targets.
-cmake --build "$build" -j"$jobs" --target strata "${targets[@]/#/fuzz_}" >/dev/null
+mkdir -p "$build"
+build=$(cd "$build" && pwd)
+# The whole product (the strata binary links every library) and the fuzz targets; the
+# output is shown only if the build fails.
+if ! { cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DSTRATA_FUZZ=ON -DSTRATA_WERROR=ON \
+         -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
+       cmake --build "$build" -j"$jobs" --target strata "${targets[@]/#/fuzz_}"; } \
+     >"$build/fuzz-build.log" 2>&1; then
+  tail -n 80 "$build/fuzz-build.log"
+  echo "fuzz: the build failed (log: $build/fuzz-build.log)" >&2
+  exit 1
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/strata-fuzz-run.XXXXXX")
 scratch_base=/dev/shm
 [ -d "$scratch_base" ] && [ -w "$scratch_base" ] || scratch_base=$work
 scratch=$(mktemp -d "$scratch_base/strata-fuzz-scratch.XXXXXX")
-artifacts="$PWD/$build/artifacts"
+artifacts="$build/artifacts"
 mkdir -p "$artifacts"
 pids=()
 cleanup() {

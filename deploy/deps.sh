@@ -4,6 +4,7 @@ set -euo pipefail
 need=(cmake make gcc pkg-config libcmocka-dev libzstd-dev librocksdb-dev libleveldb-dev
       libevent-dev libprotobuf-c-dev protobuf-c-compiler redis-server redis-tools
       zookeeper libzookeeper-mt-dev libssl-dev libedit-dev
+      clang libclang-rt-14-dev  # tests/fuzz/run.sh: clang's libFuzzer and sanitizers
       docker-compose curl iproute2 python3)  # the last line: tests/integration/test_deploy.c
 missing=()
 for p in "${need[@]}"; do

@@ -14,6 +14,9 @@
 #include "common/crc32c.h"
 #include "common/status.h"
 
+/* First output buffer of a zstd block decode; normal blocks (64 KiB) fit at once. */
+#define ZSTD_FIRST_CAP (1u << 20)
+
 /* ---- building ---- */
 
 void block_builder_init(block_builder *b)
@@ -213,6 +216,55 @@ static int check_header(const uint8_t *h, size_t n, const char **why)
     return *why ? ST_CORRUPTION : ST_OK;
 }
 
+/* Grows *dst (capacity *cap) toward limit, doubling; false if out of memory. */
+static bool grow(uint8_t **dst, size_t *cap, size_t limit)
+{
+    size_t want = *cap > limit / 2 ? limit : *cap * 2;
+    uint8_t *p = realloc(*dst, want);
+    if (!p)
+        return false;
+    *dst = p;
+    *cap = want;
+    return true;
+}
+
+/* Decompresses the one zstd frame of [src, src+n), which must decode to exactly rlen
+ * bytes, into *out (malloc'd). The output buffer starts at up to ZSTD_FIRST_CAP bytes
+ * and grows as bytes come out, so a raw length that the frame does not back with data
+ * (a damaged header whose CRC still matches) never allocates more than the frame yields.
+ * ST_CORRUPTION with *why, or ST_NOMEM. */
+static int zstd_decode(const uint8_t *src, size_t n, size_t rlen, uint8_t **out, const char **why)
+{
+    static const char mismatch[] = "zstd payload does not decode to its raw length";
+    size_t limit = rlen + 1, cap = limit < ZSTD_FIRST_CAP ? limit : ZSTD_FIRST_CAP;
+    uint8_t *dst = malloc(cap);
+    ZSTD_DCtx *d = ZSTD_createDCtx();
+    int rc = dst && d ? ST_OK : ST_NOMEM;
+    ZSTD_inBuffer in = {src, n, 0};
+    ZSTD_outBuffer o = {dst, cap, 0};
+    size_t left = 1; /* ZSTD_decompressStream's hint: 0 once the frame is complete */
+    while (rc == ST_OK && left != 0) {
+        left = ZSTD_decompressStream(d, &o, &in);
+        if (ZSTD_isError(left) || o.pos > rlen ||
+            (left != 0 && in.pos == in.size && o.pos < o.size))
+            rc = ST_CORRUPTION; /* bad data, too much output, or a frame cut short */
+        else if (left != 0 && o.pos == o.size && !grow(&dst, &cap, limit))
+            rc = ST_NOMEM;
+        o.dst = dst;
+        o.size = cap;
+    }
+    if (rc == ST_OK && (o.pos != rlen || in.pos != n))
+        rc = ST_CORRUPTION; /* too little output, or bytes after the frame */
+    ZSTD_freeDCtx(d);
+    if (rc != ST_OK) {
+        free(dst);
+        *why = rc == ST_CORRUPTION ? mismatch : NULL;
+        return rc;
+    }
+    *out = dst;
+    return ST_OK;
+}
+
 int block_frame_decode(const uint8_t *stored, size_t n, uint8_t **raw, size_t *raw_len,
                        const char **why)
 {
@@ -223,18 +275,15 @@ int block_frame_decode(const uint8_t *stored, size_t n, uint8_t **raw, size_t *r
         return rc;
     size_t rlen = be32_get(stored + 8);
     const uint8_t *payload = stored + BLOCK_HEADER_LEN;
-    uint8_t *dst = malloc(rlen ? rlen : 1);
-    if (!dst)
-        return ST_NOMEM;
-    if (stored[1] == BLOCK_COMPRESSION_NONE) {
-        memcpy(dst, payload, rlen);
+    uint8_t *dst = NULL;
+    if (stored[1] == BLOCK_COMPRESSION_ZSTD) {
+        rc = zstd_decode(payload, n - BLOCK_HEADER_LEN, rlen, &dst, why);
+        if (rc != ST_OK)
+            return rc;
     } else {
-        size_t got = ZSTD_decompress(dst, rlen, payload, n - BLOCK_HEADER_LEN);
-        if (ZSTD_isError(got) || got != rlen) {
-            free(dst);
-            *why = "zstd payload does not decode to its raw length";
-            return ST_CORRUPTION;
-        }
+        if (!(dst = malloc(rlen ? rlen : 1)))
+            return ST_NOMEM;
+        memcpy(dst, payload, rlen);
     }
     *raw = dst;
     *raw_len = rlen;

@@ -74,8 +74,10 @@ int64_t block_seek_for_prev(const block_t *blk, const cell_t *key);
 int block_frame_encode(const uint8_t *raw, size_t raw_len, int compression, ZSTD_CCtx *cctx,
                        int level, buf_t *out);
 /* Verifies a whole stored block (header + payload, n bytes) and returns its decoded
- * bytes in *raw (malloc'd, caller frees) and their length. On ST_CORRUPTION *why says
- * what failed; ST_NOMEM if out of memory. */
+ * bytes in *raw (malloc'd, caller frees) and their length. A zstd payload must be one
+ * frame that decodes to exactly the header's raw length; its output buffer grows as the
+ * frame yields bytes, so a raw length the frame does not back costs no memory. On
+ * ST_CORRUPTION *why says what failed; ST_NOMEM if out of memory. */
 int block_frame_decode(const uint8_t *stored, size_t n, uint8_t **raw, size_t *raw_len,
                        const char **why);
 

@@ -11,6 +11,18 @@
  *   regexstring   POSIX extended regex found anywhere in data: only = and !=
  * CMP_NO_OP never matches, and neither does an ordering operator with substring or
  * regexstring (HBase's parser rejects those combinations).
+ * A regex pattern is checked before regcomp() (check_regex_cost): glibc copies the
+ * subexpression of every repetition ("x+" twice, "x{n,m}" m times), so stacked or nested
+ * repetitions grow its tree exponentially ("x" and thirty '+' would need gigabytes); the
+ * epsilon closures it computes next take time quadratic in the tree where much of it is
+ * optional, and far worse once a part that can match the empty string is repeated
+ * ("(||||||||||||||||)+++++" twice ran for more than nine minutes); and it parses groups
+ * recursively (some ten thousand nested parentheses overflow a thread's stack). So a
+ * pattern that needs more than REGEX_MAX_NODES nodes (every character, bracket
+ * expression, operator and group, with repetitions counted as the copies glibc makes),
+ * nests groups deeper than REGEX_MAX_DEPTH, or repeats a part that can match the empty
+ * string ("(a|)+", "(x*)*", "x*?": POSIX leaves stacked repetitions undefined anyway) is
+ * refused as an invalid argument; the worst pattern left compiles in about 0.1 s.
  * Thread-safety: a comparator is immutable after creation; matching is read-only
  * (regexec on a compiled pattern is safe from several threads).
  */
@@ -20,6 +32,10 @@
 
 #include "common/status.h"
 #include "regionserver/storage/filter_internal.h"
+
+#define REGEX_MAX_NODES 2048   /* pattern nodes once glibc has copied repetitions */
+#define REGEX_MAX_DEPTH 64     /* nested groups */
+#define REGEX_COUNT_CAP 100000 /* repetition counts saturate here (RE_DUP_MAX is 32767) */
 
 struct comparator {
     comparator_type type;
@@ -35,10 +51,202 @@ static uint8_t ascii_lower(uint8_t b)
     return b >= 'A' && b <= 'Z' ? (uint8_t)(b - 'A' + 'a') : b;
 }
 
+/* One group while scanning: its nodes so far, its last atom (what a repetition that
+ * follows applies to), and what of it can match the empty string. */
+typedef struct rx_group {
+    uint64_t total;
+    uint64_t last;      /* nodes of the last atom; 0 when there is none */
+    bool last_empty;    /* the last atom can match "" */
+    bool before_empty;  /* the branch before the last atom can match "" */
+    bool earlier_empty; /* a branch before the last '|' can match "" */
+} rx_group;
+
+static const rx_group rx_new_group = {0, 0, false, true, false};
+
+static bool rx_branch_empty(const rx_group *g)
+{
+    return g->before_empty && (g->last == 0 || g->last_empty);
+}
+
+static bool rx_group_empty(const rx_group *g)
+{
+    return g->earlier_empty || rx_branch_empty(g);
+}
+
+static void rx_atom(rx_group *g, uint64_t nodes, bool empty)
+{
+    g->before_empty = rx_branch_empty(g);
+    g->total += nodes;
+    g->last = nodes;
+    g->last_empty = empty;
+}
+
+/* The repetition's node and the copies of its atom; the result matches "" only if the
+ * repetition allows zero copies (its atom cannot: check_regex_cost refuses that). */
+static void rx_repeat(rx_group *g, uint64_t copies, bool min_zero)
+{
+    g->total = g->total - g->last + g->last * copies + 1;
+    g->last = g->last * copies + 1;
+    g->last_empty = min_zero;
+}
+
+static void rx_alternative(rx_group *g)
+{
+    g->earlier_empty = rx_group_empty(g);
+    g->before_empty = true;
+    g->last = 0;
+    g->total++; /* the alternation node */
+}
+
+/* Reads the digits at p[*i] (saturating at REGEX_COUNT_CAP); -1 if there are none. */
+static long rx_number(const uint8_t *p, size_t n, size_t *i)
+{
+    long v = -1;
+    for (; *i < n && p[*i] >= '0' && p[*i] <= '9'; (*i)++) {
+        long d = p[*i] - '0';
+        v = v < 0 ? d : v * 10 + d;
+        if (v > REGEX_COUNT_CAP)
+            v = REGEX_COUNT_CAP;
+    }
+    return v;
+}
+
+/* Parses "{n}", "{n,}" or "{n,m}" at p[*i] == '{'. Returns how many copies of its atom
+ * glibc makes (m, or n + 1 when unbounded, at least 1), sets *min_zero when n is 0 and
+ * moves *i past the '}'; 0 if it is not an interval (then it is a literal '{' for this
+ * estimate). */
+static uint64_t rx_interval(const uint8_t *p, size_t n, size_t *i, bool *min_zero)
+{
+    size_t j = *i + 1;
+    long lo = rx_number(p, n, &j), hi = lo;
+    if (lo < 0)
+        return 0;
+    if (j < n && p[j] == ',') {
+        j++;
+        hi = rx_number(p, n, &j); /* -1: unbounded */
+    }
+    if (j >= n || p[j] != '}')
+        return 0;
+    *i = j + 1;
+    *min_zero = lo == 0;
+    uint64_t copies = hi < 0 ? (uint64_t)lo + 1 : (uint64_t)hi;
+    return copies ? copies : 1;
+}
+
+/* Moves *i past the bracket expression that starts at p[*i] == '['. */
+static void rx_bracket(const uint8_t *p, size_t n, size_t *i)
+{
+    size_t j = *i + 1;
+    if (j < n && p[j] == '^')
+        j++;
+    if (j < n && p[j] == ']')
+        j++; /* a leading ']' is a literal */
+    while (j < n && p[j] != ']') {
+        if (p[j] == '[' && j + 1 < n && (p[j + 1] == ':' || p[j + 1] == '.' || p[j + 1] == '=')) {
+            uint8_t close = p[j + 1];
+            j += 2;
+            while (j + 1 < n && !(p[j] == close && p[j + 1] == ']'))
+                j++;
+            j += 2;
+        } else {
+            j++;
+        }
+    }
+    *i = j < n ? j + 1 : n;
+}
+
+/* Reads the atom at p[*i] (a character, an escape or a bracket expression); returns
+ * whether it can match the empty string (anchors, word boundaries, back-references). */
+static bool rx_simple_atom(const uint8_t *p, size_t n, size_t *i)
+{
+    uint8_t c = p[*i];
+    if (c == '[') {
+        rx_bracket(p, n, i);
+        return false;
+    }
+    if (c == '\\' && *i + 1 < n) {
+        *i += 2;
+        return strchr("123456789bB<>`'", p[*i - 1]) != NULL;
+    }
+    (*i)++;
+    return c == '^' || c == '$';
+}
+
+static int rx_too_complex(const uint8_t *pattern, size_t at)
+{
+    return st_error(ST_INVALID_ARGUMENT,
+                    "regexstring pattern is too complex: with its repetitions copied it "
+                    "needs more than %d nodes (at byte %zu of '%.40s')",
+                    REGEX_MAX_NODES, at, (const char *)pattern);
+}
+
+static int rx_repeats_empty(const uint8_t *pattern, size_t at)
+{
+    return st_error(ST_INVALID_ARGUMENT,
+                    "regexstring pattern repeats a part that can match the empty string (at "
+                    "byte %zu of '%.40s'; 'x*?', 'x*+' and '(a|)+' are of that kind), which "
+                    "makes regcomp's work explode",
+                    at, (const char *)pattern);
+}
+
+/* Estimates the tree glibc's regcomp builds for the ERE p (n bytes) and refuses one of
+ * more than REGEX_MAX_NODES nodes, with groups nested deeper than REGEX_MAX_DEPTH, or
+ * repeating a part that can match the empty string. Malformed syntax is left for
+ * regcomp to report. */
+static int check_regex_cost(const uint8_t *p, size_t n)
+{
+    rx_group stack[REGEX_MAX_DEPTH + 1];
+    int depth = 0;
+    stack[0] = rx_new_group;
+    for (size_t i = 0; i < n;) {
+        rx_group *g = &stack[depth];
+        size_t at = i;
+        uint64_t copies = 0;
+        bool min_zero = p[i] != '+';
+        if (p[i] == '*' || p[i] == '?' || p[i] == '+')
+            copies = p[i++] == '+' ? 2 : 1;
+        else if (p[i] == '{')
+            copies = rx_interval(p, n, &i, &min_zero);
+        if (copies && g->last) {
+            if (g->last_empty)
+                return rx_repeats_empty(p, at);
+            rx_repeat(g, copies, min_zero);
+        } else if (copies) {
+            rx_atom(g, 1, false); /* a repetition with nothing before it is a literal */
+        } else if (p[i] == '(') {
+            if (depth == REGEX_MAX_DEPTH)
+                return st_error(ST_INVALID_ARGUMENT,
+                                "regexstring pattern nests groups deeper than %d (at byte %zu)",
+                                REGEX_MAX_DEPTH, i);
+            stack[++depth] = rx_new_group;
+            i++;
+        } else if (p[i] == ')' && depth > 0) {
+            rx_group inner = stack[depth--];
+            rx_atom(&stack[depth], inner.total + 2, rx_group_empty(&inner)); /* + open, close */
+            i++;
+        } else if (p[i] == '|') {
+            rx_alternative(g);
+            i++;
+        } else {
+            bool empty = rx_simple_atom(p, n, &i);
+            rx_atom(g, 1, empty);
+        }
+        if (stack[depth].total > REGEX_MAX_NODES)
+            return rx_too_complex(p, at);
+    }
+    uint64_t total = 0;
+    for (int d = 0; d <= depth; d++) /* groups left open: regcomp will refuse them */
+        total += stack[d].total;
+    return total > REGEX_MAX_NODES ? rx_too_complex(p, n) : ST_OK;
+}
+
 static int compile_regex(comparator *c)
 {
     if (memchr(c->value, '\0', c->len))
         return st_error(ST_INVALID_ARGUMENT, "regexstring pattern contains a NUL byte");
+    int cost = check_regex_cost(c->value, c->len);
+    if (cost != ST_OK)
+        return cost;
     int rc = regcomp(&c->re, (const char *)c->value, REG_EXTENDED | REG_NOSUB);
     if (rc != 0) {
         char why[256];

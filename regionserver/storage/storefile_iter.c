@@ -4,7 +4,11 @@
  * The iterator pins the data block its current cell lives in (a block-cache handle
  * or a private copy) so the cell view stays valid until the next move. Positioning
  * uses the in-memory index (last block whose first key <= key) and a binary search
- * in the block; next() walks across block boundaries.
+ * in the block; next() walks across block boundaries. Each block read is checked to
+ * start with its index key (storefile_block_acquire), which covers seek; seek_for_prev
+ * also relies on the block after its answer starting after the key, so when the answer
+ * is the last cell of a block (or there is none), that next block is read too
+ * (usually a cache hit: a reverse scan has just left it).
  *
  * States: UNPOSITIONED (storefile_iter) --seek, next--> VALID | EXHAUSTED | FAILED.
  * FAILED (a block read/verify error, see storefile_block_acquire) is sticky: the
@@ -96,6 +100,23 @@ static void iter_seek(kv_iter *base, const cell_t *key)
         first_of_block(it, (uint32_t)b + 1);
 }
 
+/* Reads block b (if there is one) only to have its first cell checked against the
+ * index; false, with the iterator FAILED, if that check or the read fails. */
+static bool check_block(sf_iter *it, uint32_t b)
+{
+    if (b >= it->f->info.block_count)
+        return true;
+    sf_block_ref ref;
+    int rc = storefile_block_acquire(it->f, b, it->fill_cache, &ref);
+    if (rc != ST_OK) {
+        it->status = rc;
+        invalidate(it);
+        return false;
+    }
+    storefile_block_release(it->f, &ref);
+    return true;
+}
+
 static void iter_seek_for_prev(kv_iter *base, const cell_t *key)
 {
     sf_iter *it = (sf_iter *)base;
@@ -103,13 +124,17 @@ static void iter_seek_for_prev(kv_iter *base, const cell_t *key)
         return;
     int64_t b = storefile_index_find(it->f, key);
     if (b < 0) {
-        invalidate(it);
+        if (check_block(it, 0)) /* block 0 really starts after key */
+            invalidate(it);
         return;
     }
     if (!load(it, (uint32_t)b))
         return;
-    /* The block's first key is <= key, so the answer is in this block. */
+    /* The block's first key is <= key, so the answer is in this block, unless the next
+     * block does not start where the index says. */
     int64_t pos = block_seek_for_prev(it->ref.blk, key);
+    if (pos + 1 == (int64_t)it->ref.blk->count && !check_block(it, (uint32_t)b + 1))
+        return;
     if (pos >= 0)
         position(it, (uint32_t)pos);
     else

@@ -5,8 +5,9 @@
  * storefile_open: trailer (magic, CRC, version, section bounds) -> file info ->
  * index (blocks tile the data region) -> bloom. Each check failing is ST_CORRUPTION
  * naming the file and the section. Data blocks are read with one pread of the size
- * the index gives, verified and decoded by block_frame_decode() and cached under
- * (file id, block offset) with the decoded size as charge.
+ * the index gives, verified and decoded by block_frame_decode(), checked to start with
+ * the first key the index gives for it, and cached under (file id, block offset) with
+ * the decoded size as charge.
  *
  * Lifetime: refs starts at 1 (the opener); iterators take one each. The last
  * storefile_unref() drops the file's blocks from the cache, closes it and, if
@@ -311,6 +312,15 @@ static void sf_block_free(void *v)
     free(b);
 }
 
+/* Whether the block's first cell has the key its index entry gives: seeks choose blocks
+ * by those keys, so a block that starts elsewhere would make them miss cells. */
+static bool first_matches_index(const block_t *blk, const sf_index_entry *e)
+{
+    cell_t first;
+    block_cell(blk, 0, &first);
+    return cell_compare(&first, &e->first) == 0;
+}
+
 /* Reads, verifies and decodes block idx into a new sf_block. */
 static int read_block(storefile *f, uint32_t idx, sf_block **out)
 {
@@ -327,6 +337,8 @@ static int read_block(storefile *f, uint32_t idx, sf_block **out)
         rc = block_frame_decode(stored, e->size, &b->raw, &raw_len, &why);
     if (rc == ST_OK && block_init(&b->blk, b->raw, raw_len) != ST_OK)
         rc = (why = "malformed block contents", ST_CORRUPTION);
+    if (rc == ST_OK && !first_matches_index(&b->blk, e))
+        rc = (why = "its first cell disagrees with the index", ST_CORRUPTION);
     if (rc == ST_CORRUPTION) {
         LOG_ERROR("store file %s: data block at offset %llu: %s", f->path,
                   (unsigned long long)e->offset, why);

@@ -50,7 +50,7 @@ enum { STEP_RECORD, STEP_END };
 
 /* ---------------------------------------------------------------- low-level reads */
 
-/* Points *p at bytes [off, off+n) of the file (n <= eof - off), refilling the window. */
+/* Points *p at bytes [off, off+n) of the file (1 <= n <= eof - off), refilling the window. */
 static int rd_fetch(reader *r, uint64_t off, size_t n, const uint8_t **p)
 {
     if (off >= r->win_off && off + n <= r->win_off + r->win.len) {
@@ -149,12 +149,12 @@ static int rd_header(reader *r, wal_file_header *h, int *step)
     static const char what[] = "file header";
     const uint8_t *p = NULL;
     size_t n = r->eof < WAL_FILE_HEADER_LEN ? (size_t)r->eof : WAL_FILE_HEADER_LEN;
-    int rc = rd_fetch(r, 0, n, &p);
     *step = STEP_END;
+    if (n == 0) /* nothing to fetch: the window is still empty (no buffer at all) */
+        return rd_torn(r, what, 0, "empty file");
+    int rc = rd_fetch(r, 0, n, &p);
     if (rc != ST_OK)
         return rc;
-    if (n == 0)
-        return rd_torn(r, what, 0, "empty file");
     if (n < WAL_FILE_HEADER_LEN) {
         if (!header_prefix_ok(p, n))
             return rd_corrupt(r, what, 0, "not a WAL file (bad magic)");

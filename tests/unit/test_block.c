@@ -12,8 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/bytes.h"
+#include "common/crc32c.h"
 #include "common/status.h"
 #include "regionserver/storage/block.h"
 #include "tests/support/testutil.h"
@@ -224,6 +228,88 @@ static void corrupt_frame_every_bit_detected(void **state)
     buf_free(&stored);
 }
 
+/* Re-seals a stored frame's CRC after its header or payload was edited. */
+static void reseal(buf_t *stored)
+{
+    uint8_t *h = stored->data;
+    uint32_t crc = crc32c_extend(crc32c_extend(0, h, 12), h + BLOCK_HEADER_LEN,
+                                 stored->len - BLOCK_HEADER_LEN);
+    be32_put(h + 12, crc);
+}
+
+static int decode_status(const buf_t *stored)
+{
+    uint8_t *dec = NULL;
+    size_t dec_len = 0;
+    const char *why = NULL;
+    int rc = block_frame_decode(stored->data, stored->len, &dec, &dec_len, &why);
+    if (rc == ST_CORRUPTION)
+        assert_non_null(strstr(why, "zstd payload does not decode to its raw length"));
+    free(dec);
+    return rc;
+}
+
+/* Found by fuzz_storefile: a zstd block whose raw length says 2 GiB (CRC intact, as a
+ * writer bug or a crafted file would leave it) made the reader allocate that much before
+ * decompressing the few bytes the frame holds. The output now grows only as the frame
+ * yields bytes: with the address space limited to far less than the raw length, the
+ * decode still ends in ST_CORRUPTION, not ST_NOMEM. Exact raw lengths are enforced in
+ * both directions, a frame must be alone in its payload, and large blocks still decode. */
+static void corrupt_frame_raw_length_zstd(void **state)
+{
+    buf_t raw = {0}, stored = {0};
+    build(&raw, 40);
+    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    assert_int_equal(block_frame_encode(raw.data, raw.len, 1, cctx, 3, &stored), ST_OK);
+    assert_int_equal(stored.data[1], BLOCK_COMPRESSION_ZSTD);
+    uint32_t rlen = be32_get(stored.data + 8);
+    for (int delta = -1; delta <= 1; delta += 2) {
+        be32_put(stored.data + 8, rlen + (uint32_t)delta);
+        reseal(&stored);
+        assert_int_equal(decode_status(&stored), ST_CORRUPTION);
+    }
+    be32_put(stored.data + 8, rlen);
+    buf_append_u8(&stored, 0); /* a byte after the frame */
+    be32_put(stored.data + 4, (uint32_t)(stored.len - BLOCK_HEADER_LEN));
+    reseal(&stored);
+    assert_int_equal(decode_status(&stored), ST_CORRUPTION);
+    stored.len--;
+    be32_put(stored.data + 4, (uint32_t)(stored.len - BLOCK_HEADER_LEN));
+    be32_put(stored.data + 8, 0x80000000u);
+    reseal(&stored);
+#if defined(__SANITIZE_ADDRESS__)
+    assert_int_equal(decode_status(&stored), ST_CORRUPTION); /* ASan needs its address space */
+#else
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        unsigned long pages = 0; /* the address space in use, then 256 MiB more at most */
+        FILE *f = fopen("/proc/self/statm", "r");
+        if (!f || fscanf(f, "%lu", &pages) != 1)
+            _exit(2);
+        fclose(f);
+        rlim_t cap = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (256u << 20);
+        struct rlimit lim = {cap, cap};
+        setrlimit(RLIMIT_AS, &lim);
+        _exit(decode_status(&stored) == ST_CORRUPTION ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+#endif
+    /* 3 MiB of one cell value: past the first output buffer, still decoded */
+    buf_t big = {0};
+    buf_reserve(&big, 3u << 20);
+    memset(big.data, 'v', 3u << 20);
+    big.len = 3u << 20;
+    assert_int_equal(frame_roundtrip(&big, BLOCK_COMPRESSION_ZSTD), BLOCK_COMPRESSION_ZSTD);
+    buf_free(&big);
+    ZSTD_freeCCtx(cctx);
+    buf_free(&raw);
+    buf_free(&stored);
+}
+
 static void corrupt_layout_rejected(void **state)
 {
     buf_t raw = {0};
@@ -262,6 +348,7 @@ int main(void)
         cmocka_unit_test(frame_none_and_zstd),
         cmocka_unit_test(frame_zstd_incompressible_stored_raw),
         cmocka_unit_test(corrupt_frame_every_bit_detected),
+        cmocka_unit_test(corrupt_frame_raw_length_zstd),
         cmocka_unit_test(corrupt_layout_rejected),
     };
     return tu_run_group_tests(tests, NULL, NULL);

@@ -123,6 +123,104 @@ static void test_comparator_regex_found_anywhere_eq_ne_only(void **state)
 #endif
 }
 
+/* Expects pattern to be refused before regcomp() with a message holding `why`. */
+static void expect_regex_refused(const char *pattern, const char *why)
+{
+    comparator *c = (comparator *)&c;
+    st_clear();
+    assert_int_equal(comparator_create(COMPARATOR_REGEX, B(pattern), &c), ST_INVALID_ARGUMENT);
+    assert_null(c);
+    if (strstr(st_errmsg(), why) == NULL)
+        fail_msg("pattern '%.60s': message \"%s\" lacks \"%s\"", pattern, st_errmsg(), why);
+}
+
+/* "((...(a)...))" with depth groups, malloc'ed. */
+static char *nested_groups(size_t depth)
+{
+    char *p = malloc(2 * depth + 2);
+    assert_non_null(p);
+    memset(p, '(', depth);
+    p[depth] = 'a';
+    memset(p + depth + 1, ')', depth);
+    p[2 * depth + 1] = '\0';
+    return p;
+}
+
+/* Found by fuzz_filter_parse: stacked repetitions ("x" and 31 '+') made glibc's regcomp
+ * copy the subexpression 2^31 times and run the process out of memory; stacked ones
+ * around a '*' ("x+++*+++++++++"), and a repeated group of empty alternatives, kept it
+ * computing closures for seconds to minutes; tens of thousands of nested groups overflow
+ * its recursive parser's stack. Patterns of more than 2048 nodes, nested deeper than 64
+ * groups, or repeating a part that can match the empty string are refused. */
+static void test_comparator_regex_too_complex_refused(void **state)
+{
+    char p[64];
+    snprintf(p, sizeof(p), "x%s", "+++++++++++++++++++++++++++++++");
+    expect_regex_refused(p, "too complex");
+    expect_regex_refused("(true)+++++++++++++++++++++++++++++++ru1c", "too complex");
+    expect_regex_refused("((a{100}){100}){100}", "too complex");
+    expect_regex_refused("a{2}{3}{4}{5}{6}{7}{8}", "too complex");
+    expect_regex_refused("(a|b|c){1,20000}", "too complex");
+    expect_regex_refused("a{2048}", "needs more than 2048 nodes");
+    static const char *const empty_repeated[] = {
+        "x+++*+++++++++",
+        "(||||||||||||||||)+++++(||||||||||||||||)+++++",
+        "(tpue||9|||2||)+++g",
+        "(x*){1000}",
+        "(a|)+",
+        "(x*)*",
+        ".*?",
+        "^*",
+        "(a*b*){2}",
+        "x{0,3}+",
+        "(\\b)+",
+    };
+    for (size_t i = 0; i < N(empty_repeated); i++)
+        expect_regex_refused(empty_repeated[i], "repeats a part that can match the empty string");
+    expect_regex_refused("x+++*+++++++++", "(at byte 5 of");
+    char *deep = nested_groups(20000);
+    expect_regex_refused(deep, "nests groups deeper than 64 (at byte 64)");
+    free(deep);
+    deep = nested_groups(65);
+    expect_regex_refused(deep, "deeper than 64");
+    free(deep);
+    deep = nested_groups(64); /* 64 levels are fine */
+    comparator *c = comparator_new(COMPARATOR_REGEX, B(deep));
+    assert_non_null(c);
+    assert_true(comparator_matches(c, CMP_EQUAL, B("xay")));
+    comparator_free(c);
+    free(deep);
+    /* Ordinary patterns, and the largest ones allowed, still compile. */
+    char alternatives[1600] = "^(user0";
+    for (int i = 1; i < 150; i++)
+        snprintf(alternatives + strlen(alternatives), sizeof(alternatives) - strlen(alternatives),
+                 "|user%d", i);
+    strcat(alternatives, ")$");
+    const char *const fine[] = {
+        "^user[0-9]{1,10}$",
+        "[a-z]{1,255}",
+        "^([0-9]{1,3}\\.){3}[0-9]{1,3}$",
+        "(a{40}){40}",
+        "a{2047}",
+        "x++++++++++",
+        "[]{}(+*]{2}",
+        "\\(+{3}",
+        "a{,5}",
+        "(cat|dog)+$",
+        "(ab*)+c?",
+        "(a|b|)c",
+        "x*y*z?",
+        alternatives,
+    };
+    for (size_t i = 0; i < N(fine); i++) {
+        st_clear();
+        c = comparator_new(COMPARATOR_REGEX, B(fine[i]));
+        if (c == NULL)
+            fail_msg("pattern '%.60s' refused: %s", fine[i], st_errmsg());
+        comparator_free(c);
+    }
+}
+
 static void test_comparator_invalid_regex_is_null_with_message(void **state)
 {
     st_clear();
@@ -811,6 +909,7 @@ int main(void)
         cmocka_unit_test(test_comparator_substring_case_insensitive_eq_ne_only),
         cmocka_unit_test(test_comparator_regex_found_anywhere_eq_ne_only),
         cmocka_unit_test(test_comparator_invalid_regex_is_null_with_message),
+        cmocka_unit_test(test_comparator_regex_too_complex_refused),
         cmocka_unit_test(test_constructor_with_null_comparator_is_null),
         cmocka_unit_test(test_row_filter_compares_row_key),
         cmocka_unit_test(test_row_filter_no_op_drops_everything),

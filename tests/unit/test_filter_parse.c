@@ -259,6 +259,15 @@ static void test_parse_error_bad_comparator(void **state)
                  NULL);
 }
 
+/* Found by fuzz_filter_parse: a regexstring of stacked repetitions ran the parsing
+ * process out of memory inside regcomp(); now it is an argument error with a position. */
+static void test_parse_error_regex_too_complex(void **state)
+{
+    expect_error("RowFilter(=, 'regexstring:(true)+++++++++++++++++++++++++++++++ru1c')",
+                 ST_INVALID_ARGUMENT, "argument 2 of RowFilter: regexstring pattern is too complex",
+                 "at position 13", NULL);
+}
+
 static void test_parse_error_unterminated_string(void **state)
 {
     expect_error("PrefixFilter('abc)", ST_INVALID_ARGUMENT, "unterminated string", "at position 13",
@@ -356,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_parse_error_wrong_argument_count),
         cmocka_unit_test(test_parse_error_wrong_argument_type),
         cmocka_unit_test(test_parse_error_bad_comparator),
+        cmocka_unit_test(test_parse_error_regex_too_complex),
         cmocka_unit_test(test_parse_error_unterminated_string),
         cmocka_unit_test(test_parse_error_trailing_garbage),
         cmocka_unit_test(test_parse_error_structure),

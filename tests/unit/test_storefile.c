@@ -627,6 +627,69 @@ static void corrupt_data_block_zstd(void **state)
     corrupt_data_block(COMPRESSION_ZSTD, "corrupt-block-zstd");
 }
 
+/* Writes the first n cells with the index key of block count/2 moved by ts_delta (and
+ * the index CRC fixed, as a writer bug would leave it) to path; sets that block's
+ * offset and the number of cells before it. */
+static void write_bad_index_key(const char *path, size_t n, int64_t ts_delta, size_t *off,
+                                size_t *before)
+{
+    const char *good_path = path_of("index-key-good");
+    storefile_options o = {.block_size = BLOCK};
+    write_file(good_path, &o, data, n, 1, false);
+    buf_t b = {0};
+    read_file(good_path, &b);
+    size_t t = b.len - 64, index_off = (size_t)be64_get(b.data + t + 16);
+    size_t index_size = (size_t)be64_get(b.data + t + 24);
+    uint32_t count = be32_get(b.data + index_off);
+    assert_true(count > 10);
+    size_t pos = index_off + 4, next = 0;
+    *before = 0;
+    for (uint32_t i = 0; i < count / 2; i++) {
+        uint8_t *e = b.data + pos;
+        *before += block_cells(&b, (size_t)be64_get(e), &next);
+        pos += 12 + 8 + be32_get(e + 12) + 8;
+    }
+    uint8_t *e = b.data + pos;
+    *off = (size_t)be64_get(e);
+    uint8_t *ts = e + 12 + 8 + be32_get(e + 12) - 9;
+    be64_put(ts, (uint64_t)((int64_t)be64_get(ts) + ts_delta));
+    be32_put(b.data + index_off + index_size - 4,
+             crc32c_value(b.data + index_off, index_size - 4));
+    write_raw(path, &b);
+    buf_free(&b);
+}
+
+/* Found by fuzz_storefile: an index whose first key for a block differs from the
+ * block's first cell (checksums intact, as a writer bug would leave it) made seeks miss
+ * cells without an error: seek_for_prev to the block's first cell answered with the
+ * cell before it when the index key sorts after the real one. Now reading the block is
+ * corruption naming the file and the block offset, and seek_for_prev reads the block
+ * after its answer to check it. */
+static void corrupt_index_first_key(void **state)
+{
+    char path[300];
+    snprintf(path, sizeof(path), "%s", path_of("index-key-changed"));
+    size_t n = 20000, off = 0, before = 0;
+    for (int64_t delta = -1; delta <= 1; delta += 2) { /* ts descends: -1 sorts later */
+        write_bad_index_key(path, n, delta, &off, &before);
+        expect_block_corruption(path, n, off, before, false);
+        storefile *f = NULL;
+        assert_int_equal(storefile_open(path, NULL, &f), ST_OK);
+        kv_iter *it = storefile_iter(f, false);
+        kv_iter_seek_for_prev(it, &data[before].c);
+        assert_false(kv_iter_valid(it));
+        assert_int_equal(kv_iter_status(it), ST_CORRUPTION);
+        assert_non_null(strstr(st_errmsg(), "first cell disagrees with the index"));
+        kv_iter_destroy(it);
+        it = storefile_iter(f, false); /* an answer inside a good block stands */
+        kv_iter_seek_for_prev(it, &data[before / 2].c);
+        assert_true(kv_iter_valid(it));
+        assert_cell_eq(kv_iter_cell(it), &data[before / 2].c);
+        kv_iter_destroy(it);
+        storefile_unref(f);
+    }
+}
+
 /* Flips bits at [from, to) of a good file one at a time (every `step`th byte) and
  * expects storefile_open to fail with ST_CORRUPTION naming the file and the section. */
 static void flip_and_expect(const buf_t *good, const char *path, size_t from, size_t to,
@@ -1006,6 +1069,7 @@ int main(void)
         cmocka_unit_test(writer_abort_removes_tmp),
         cmocka_unit_test(corrupt_data_block_uncompressed),
         cmocka_unit_test(corrupt_data_block_zstd),
+        cmocka_unit_test(corrupt_index_first_key),
         cmocka_unit_test(corrupt_sections),
         cmocka_unit_test(corrupt_truncated_file),
         cmocka_unit_test(unsupported_version),

@@ -534,6 +534,28 @@ static void test_torn_tail_every_offset(void **state)
     remove_tmpdir(dir);
 }
 
+/* An empty log file is a torn, empty file: dropped when a torn tail is allowed, else
+ * corruption naming the file. (Found by fuzz_wal: reading it did pointer arithmetic on
+ * the still-NULL read window, undefined behaviour that clang's UBSan reports.) */
+static void test_torn_empty_file(void **state)
+{
+    (void)state;
+    char *dir = make_tmpdir();
+    char *p = path_join(dir, "wal.00000000000000000001");
+    write_bytes(p, "", 0);
+    collector c = {0};
+    uint64_t vend = 1;
+    assert_int_equal(wal_read_file(p, true, collect, &c, &vend), ST_OK);
+    assert_int_equal(c.n, 0);
+    assert_int_equal(vend, 0);
+    assert_int_equal(wal_read_file(p, false, collect, &c, &vend), ST_CORRUPTION);
+    assert_non_null(strstr(st_errmsg(), p));
+    assert_non_null(strstr(st_errmsg(), "empty file"));
+    assert_int_equal(vend, 0);
+    free(p);
+    remove_tmpdir(dir);
+}
+
 static void test_zero_filled_tail_is_torn(void **state)
 {
     (void)state;
@@ -1332,6 +1354,7 @@ int main(void)
         cmocka_unit_test(test_read_stops_on_callback),
         cmocka_unit_test(test_group_commit_shares_syncs),
         cmocka_unit_test(test_torn_tail_every_offset),
+        cmocka_unit_test(test_torn_empty_file),
         cmocka_unit_test(test_zero_filled_tail_is_torn),
         cmocka_unit_test(test_corrupt_bit_flips_before_last_record),
         cmocka_unit_test(test_corrupt_file_header),

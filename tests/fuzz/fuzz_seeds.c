@@ -1,0 +1,455 @@
+/*
+ * fuzz_seeds.c - writes the seed corpora of tests/fuzz/corpus/<target>/ with the real
+ * writers (wal_append and wal_roll, wal_record_encode, storefile_writer, block_builder
+ * and block_frame_encode, bloom_build, rpc_header_encode_*) plus a few near-valid
+ * variants of each (torn, truncated, a flipped bit, an unknown version, a bad name), so
+ * every fuzz target starts from inputs that reach deep into its code.
+ *   usage: fuzz_seeds CORPUS_DIR   (e.g. tests/fuzz/corpus; existing seeds of the same
+ *                                   name are replaced, others are left alone)
+ * The seeds are committed; run this again only when a format changes. Every seed is a
+ * few KB at most. Thread-safety: single-threaded.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zstd.h>
+
+#include "common/buf.h"
+#include "common/bytes.h"
+#include "common/crc32c.h"
+#include "common/fileio.h"
+#include "common/status.h"
+#include "regionserver/storage/block.h"
+#include "regionserver/storage/bloom.h"
+#include "regionserver/storage/storefile.h"
+#include "regionserver/storage/wal.h"
+#include "regionserver/storage/wal_internal.h"
+#include "common/rpc/rpc_frame.h"
+#include "common/rpc/rpc_header.h"
+
+static const char *corpus;
+static char *scratch;
+
+static void die(const char *what)
+{
+    fprintf(stderr, "fuzz_seeds: %s: %s\n", what, st_errmsg());
+    exit(1);
+}
+
+static void check(int rc, const char *what)
+{
+    if (rc != ST_OK)
+        die(what);
+}
+
+static char *join(const char *a, const char *b)
+{
+    char *s = NULL;
+    if (asprintf(&s, "%s/%s", a, b) < 0)
+        die("out of memory");
+    return s;
+}
+
+/* Writes corpus/<target>/<name>. */
+static void seed(const char *target, const char *name, const void *data, size_t n)
+{
+    char *dir = join(corpus, target), *path = join(dir, name);
+    check(fio_mkdirs(dir), dir);
+    FILE *f = fopen(path, "wb");
+    if (!f || (n && fwrite(data, 1, n, f) != n) || fclose(f) != 0)
+        die(path);
+    printf("%s (%zu bytes)\n", path, n);
+    free(path);
+    free(dir);
+}
+
+static void seed_buf(const char *target, const char *name, const buf_t *b)
+{
+    seed(target, name, b->data, b->len);
+}
+
+static void read_file(const char *path, buf_t *out)
+{
+    out->len = 0;
+    check(fio_read_all(path, out), path);
+}
+
+static cell_t mk(const char *row, const char *fam, const char *qual, const char *val, int64_t ts,
+                 uint8_t type)
+{
+    return (cell_t){.row = (const uint8_t *)row,
+                    .row_len = (uint32_t)strlen(row),
+                    .family = (const uint8_t *)fam,
+                    .family_len = (uint32_t)strlen(fam),
+                    .qualifier = (const uint8_t *)qual,
+                    .qualifier_len = (uint32_t)strlen(qual),
+                    .value = (const uint8_t *)val,
+                    .value_len = (uint32_t)strlen(val),
+                    .ts = ts,
+                    .type = type};
+}
+
+/* ---------------------------------------------------------------- WAL */
+
+/* The cells of edit i (1..4 cells, some deletes). */
+static size_t edit_cells(int i, cell_t *c)
+{
+    static char rows[4][16];
+    size_t n = 1 + (size_t)i % 4;
+    for (size_t k = 0; k < n; k++) {
+        snprintf(rows[k], sizeof(rows[k]), "row%02d", i * 3 + (int)k);
+        uint8_t type = k == 2   ? CELL_TYPE_DELETE_COLUMN
+                       : k == 3 ? CELL_TYPE_DELETE_FAMILY
+                                : CELL_TYPE_PUT;
+        c[k] = mk(rows[k], k % 2 ? "cf2" : "cf", k == 3 ? "" : "q", k % 2 ? "" : "value", 1000 + i,
+                  type);
+    }
+    return n;
+}
+
+/* Writes a log into a fresh dir with `rolls` rolls spread over n edits; returns the dir. */
+static char *write_log(const char *name, int n, int rolls)
+{
+    char *dir = join(scratch, name);
+    wal *w = NULL;
+    check(wal_open(&(wal_options){.dir = dir}, &w), "wal_open");
+    static const char *const tables[] = {"t1", "ns:t2"};
+    static const char *const regions[] = {"reg1", "a0b1c2", "reg3"};
+    for (int i = 0; i < n; i++) {
+        cell_t c[4];
+        size_t nc = edit_cells(i, c);
+        wal_edit e = {tables[i % 2], regions[i % 3], (uint64_t)(10 + i), c, nc};
+        check(wal_append(w, &e, DURABILITY_SYNC_WAL), "wal_append");
+        if (rolls && (i + 1) % (n / (rolls + 1) + 1) == 0 && i + 1 < n) {
+            check(wal_roll(w), "wal_roll");
+            rolls--;
+        }
+    }
+    check(wal_close(w), "wal_close");
+    return dir;
+}
+
+static void wal_seeds(void)
+{
+    buf_t b = {0};
+    char *dir = write_log("one", 0, 0), *p = join(dir, "wal.00000000000000000001");
+    read_file(p, &b);
+    seed_buf("wal", "header-only", &b);
+    free(p);
+    free(dir);
+
+    /* The worked example of docs/formats/wal.md. */
+    dir = join(scratch, "example");
+    wal *w = NULL;
+    check(wal_open(&(wal_options){.dir = dir}, &w), "wal_open");
+    cell_t c = mk("r1", "cf", "q", "v", 1000, CELL_TYPE_PUT);
+    check(wal_append(w, &(wal_edit){"t1", "reg1", 7, &c, 1}, DURABILITY_SYNC_WAL), "append");
+    check(wal_close(w), "wal_close");
+    p = join(dir, "wal.00000000000000000001");
+    read_file(p, &b);
+    seed_buf("wal", "doc-example", &b);
+    free(p);
+    free(dir);
+
+    dir = write_log("five", 5, 0);
+    p = join(dir, "wal.00000000000000000001");
+    read_file(p, &b);
+    seed_buf("wal", "five-edits", &b);
+    size_t full = b.len;
+    b.len = full - 7;
+    seed_buf("wal", "torn-tail", &b);
+    b.len = full;
+    check(buf_append(&b, (uint8_t[64]){0}, 64), "append");
+    seed_buf("wal", "zero-filled-tail", &b);
+    b.len = full;
+    b.data[WAL_FILE_HEADER_LEN + WAL_RECORD_HEADER_LEN + 3] ^= 0x10;
+    seed_buf("wal", "corrupt-first-payload", &b);
+    b.data[WAL_FILE_HEADER_LEN + WAL_RECORD_HEADER_LEN + 3] ^= 0x10;
+    b.data[WAL_FILE_HEADER_LEN + 1] ^= 0x01;
+    seed_buf("wal", "corrupt-record-length", &b);
+    b.data[WAL_FILE_HEADER_LEN + 1] ^= 0x01;
+    be32_put(b.data + 4, 2);
+    be32_put(b.data + 32, crc32c_value(b.data, 32));
+    seed_buf("wal", "version-2", &b);
+    b.len = 20;
+    seed_buf("wal", "header-cut-short", &b);
+    free(p);
+    free(dir);
+
+    /* A recovered-edits file: number 0, records of one region. */
+    uint8_t hdr[WAL_FILE_HEADER_LEN];
+    wal_header_encode(&(wal_file_header){0, 0, 0}, hdr);
+    b.len = 0;
+    check(buf_append(&b, hdr, sizeof(hdr)), "append");
+    for (int i = 0; i < 3; i++) {
+        cell_t cs[4];
+        size_t nc = edit_cells(i, cs);
+        check(wal_record_encode(&(wal_edit){"default:t", "r9", (uint64_t)(100 + i), cs, nc}, &b),
+              "encode");
+    }
+    seed_buf("wal", "recovered-edits", &b);
+    buf_free(&b);
+}
+
+/* Concatenates dir's log files (in order) into out. */
+static void concat_logs(const char *dir, buf_t *out)
+{
+    char **paths = NULL;
+    size_t n = 0;
+    buf_t one = {0};
+    out->len = 0;
+    check(wal_list_files(dir, &paths, &n), "list");
+    for (size_t i = 0; i < n; i++) {
+        read_file(paths[i], &one);
+        check(buf_append(out, one.data, one.len), "append");
+    }
+    fio_free_list(paths, n);
+    buf_free(&one);
+}
+
+static void split_seeds(void)
+{
+    buf_t b = {0};
+    char *dir = write_log("chain", 9, 2);
+    concat_logs(dir, &b);
+    seed_buf("wal_split", "rolled-chain-3-files", &b);
+    free(dir);
+    dir = write_log("single", 4, 0);
+    concat_logs(dir, &b);
+    seed_buf("wal_split", "one-file", &b);
+    free(dir);
+
+    /* An abandoned wal.1 (a second record after the end wal.2 records), then wal.2. */
+    uint8_t hdr[WAL_FILE_HEADER_LEN];
+    buf_t recs = {0};
+    cell_t cs[4];
+    size_t nc = edit_cells(1, cs);
+    check(wal_record_encode(&(wal_edit){"t1", "reg1", 5, cs, nc}, &recs), "encode");
+    size_t first = recs.len;
+    check(wal_record_encode(&(wal_edit){"t1", "reg1", 6, cs, nc}, &recs), "encode");
+    b.len = 0;
+    wal_header_encode(&(wal_file_header){1, 0, 0}, hdr);
+    check(buf_append(&b, hdr, sizeof(hdr)) || buf_append(&b, recs.data, recs.len), "append");
+    wal_header_encode(&(wal_file_header){2, 1, WAL_FILE_HEADER_LEN + first}, hdr);
+    check(buf_append(&b, hdr, sizeof(hdr)), "append");
+    recs.len = 0;
+    check(wal_record_encode(&(wal_edit){"t1", "reg2", 7, cs, nc}, &recs), "encode");
+    check(buf_append(&b, recs.data, recs.len), "append");
+    seed_buf("wal_split", "abandoned-predecessor", &b);
+
+    /* A region name that is not a safe directory name. */
+    b.len = 0;
+    wal_header_encode(&(wal_file_header){1, 0, 0}, hdr);
+    recs.len = 0;
+    check(wal_record_encode(&(wal_edit){"t1", "../up", 8, cs, nc}, &recs), "encode");
+    check(buf_append(&b, hdr, sizeof(hdr)) || buf_append(&b, recs.data, recs.len), "append");
+    seed_buf("wal_split", "unsafe-region-name", &b);
+    buf_free(&recs);
+    buf_free(&b);
+}
+
+/* ---------------------------------------------------------------- store files */
+
+static void write_storefile(const char *name, const storefile_options *o, int ncells)
+{
+    char *path = join(scratch, name);
+    storefile_writer *w = NULL;
+    check(storefile_writer_open(path, o, &w), "storefile_writer_open");
+    char rows[64][16], vals[64][24];
+    for (int i = 0; i < ncells && i < 64; i++) {
+        snprintf(rows[i], sizeof(rows[i]), "row%03d", i / 2);
+        snprintf(vals[i], sizeof(vals[i]), "v%d-%s", i, i % 3 ? "abcabcabc" : "");
+        cell_t c = mk(rows[i], i % 4 < 2 ? "cf" : "cf2", i % 2 ? "b" : "a", vals[i], 5000 - i,
+                      i % 7 == 6 ? CELL_TYPE_DELETE : CELL_TYPE_PUT);
+        c.seq = (uint64_t)(i + 1);
+        check(storefile_writer_add(w, &c), "storefile_writer_add");
+    }
+    check(storefile_writer_finish(w, (uint64_t)ncells, ncells % 2), "storefile_writer_finish");
+    buf_t b = {0};
+    read_file(path, &b);
+    seed_buf("storefile", name, &b);
+    buf_free(&b);
+    free(path);
+}
+
+static void storefile_seeds(void)
+{
+    /* The worked example of docs/formats/storefile.md. */
+    char *path = join(scratch, "doc-example");
+    storefile_writer *w = NULL;
+    storefile_options o = {.bloom = BLOOM_ROW};
+    check(storefile_writer_open(path, &o, &w), "storefile_writer_open");
+    cell_t c = mk("r1", "cf", "q", "v", 1000, CELL_TYPE_PUT);
+    c.seq = 7;
+    check(storefile_writer_add(w, &c), "add");
+    check(storefile_writer_finish(w, 7, false), "finish");
+    buf_t b = {0};
+    read_file(path, &b);
+    seed_buf("storefile", "doc-example", &b);
+    free(path);
+
+    write_storefile("empty", &(storefile_options){0}, 0);
+    write_storefile("blocks-none-nobloom", &(storefile_options){.block_size = 128}, 24);
+    write_storefile("blocks-zstd-rowcol",
+                    &(storefile_options){
+                        .block_size = 256, .compression = COMPRESSION_ZSTD, .bloom = BLOOM_ROWCOL},
+                    40);
+    write_storefile("blocks-none-row", &(storefile_options){.block_size = 200, .bloom = BLOOM_ROW},
+                    16);
+
+    /* Near-valid variants of blocks-none-row. */
+    path = join(scratch, "blocks-none-row");
+    read_file(path, &b);
+    free(path);
+    size_t full = b.len;
+    b.data[20] ^= 0x04; /* a byte of the first block's payload */
+    seed_buf("storefile", "corrupt-first-block", &b);
+    b.data[20] ^= 0x04;
+    b.len = full - 1;
+    seed_buf("storefile", "truncated-trailer", &b);
+    b.len = full;
+    uint8_t *t = b.data + full - 64;
+    be32_put(t + 60, 2);
+    uint32_t crc = crc32c_extend(0, t, 48);
+    be32_put(t + 48, crc32c_extend(crc, t + 52, 12));
+    seed_buf("storefile", "version-2", &b);
+    buf_free(&b);
+}
+
+/* ---------------------------------------------------------------- blocks and blooms */
+
+static void block_seeds(void)
+{
+    block_builder bb;
+    block_builder_init(&bb);
+    char rows[12][8];
+    for (int i = 0; i < 12; i++) {
+        snprintf(rows[i], sizeof(rows[i]), "r%02d", i / 3);
+        cell_t c =
+            mk(rows[i], "f", i % 3 ? "b" : "a", "valuevaluevalue", 100 - i % 3, CELL_TYPE_PUT);
+        c.seq = (uint64_t)i;
+        check(block_builder_add(&bb, &c), "add");
+    }
+    buf_t raw = {0}, frame = {0};
+    check(block_builder_finish(&bb, &raw), "finish");
+    block_builder_free(&bb);
+    seed_buf("block", "decoded-block", &raw);
+    check(block_frame_encode(raw.data, raw.len, BLOCK_COMPRESSION_NONE, NULL, 0, &frame), "frame");
+    seed_buf("block", "frame-none", &frame);
+    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    frame.len = 0;
+    check(block_frame_encode(raw.data, raw.len, BLOCK_COMPRESSION_ZSTD, cctx, 3, &frame), "frame");
+    seed_buf("block", "frame-zstd", &frame);
+    frame.data[9] ^= 0x01; /* raw length */
+    seed_buf("block", "frame-bad-raw-length", &frame);
+    ZSTD_freeCCtx(cctx);
+
+    uint64_t hashes[6];
+    for (int i = 0; i < 6; i++)
+        hashes[i] = bloom_row_hash((const uint8_t *)rows[i * 2], strlen(rows[i * 2]));
+    buf_t bloom = {0};
+    check(bloom_build(hashes, 6, BLOOM_ROW, &bloom), "bloom");
+    seed_buf("block", "bloom-section", &bloom);
+    buf_free(&bloom);
+    buf_free(&raw);
+    buf_free(&frame);
+}
+
+/* ---------------------------------------------------------------- RPC */
+
+/* Seeds for fuzz_rpc: byte 0 is the settings byte (bit 0 preamble, bit 1 small limit). */
+static void rpc_seed(const char *name, uint8_t settings, const buf_t *stream)
+{
+    buf_t b = {0};
+    check(buf_append_u8(&b, settings) || buf_append(&b, stream->data, stream->len), "append");
+    seed_buf("rpc", name, &b);
+    buf_free(&b);
+}
+
+static void rpc_seeds(void)
+{
+    buf_t s = {0};
+    uint8_t pre[RPC_PREAMBLE_LEN];
+    rpc_frame_preamble(pre);
+    check(buf_append(&s, pre, sizeof(pre)), "append");
+    check(rpc_header_encode_request(&s, 1, "Test.Echo", 250, "hi", 2, 0), "request");
+    check(rpc_header_encode_request(&s, 2, "ClientService.Get", 0, "\x0a\x03row", 5, 0), "request");
+    rpc_seed("preamble-two-requests", 1, &s);
+
+    s.len = 0;
+    check(rpc_header_encode_reply(&s, 1, "hi", 2, 0), "reply");
+    check(rpc_header_encode_error(&s, 2, ST_NOT_SERVING, "region r1 is not online", true, 100),
+          "error");
+    check(rpc_header_encode_error(&s, 3, ST_CORRUPTION, NULL, false, 0), "error");
+    rpc_seed("responses", 0, &s);
+
+    /* HBase's shape: a frame that ends after the header (no body delimiter). */
+    s.len = 0;
+    static const uint8_t header_only[] = {0, 0, 0, 3, 2, 0x08, 0x05};
+    check(buf_append(&s, header_only, sizeof(header_only)), "append");
+    rpc_seed("header-only-frame", 0, &s);
+
+    /* A frame over the 256-byte limit of settings bit 1, after a good one. */
+    s.len = 0;
+    static const uint8_t big[300] = {0};
+    check(rpc_header_encode_request(&s, 9, "Test.Echo", 0, "x", 1, 0), "request");
+    check(rpc_header_encode_request(&s, 10, "Test.Echo", 0, big, sizeof(big), 0), "request");
+    rpc_seed("over-small-limit", 2, &s);
+
+    s.len = 0;
+    static const uint8_t bad_pre[] = {'H', 'B', 'a', 's', 0, 0x50};
+    check(buf_append(&s, bad_pre, sizeof(bad_pre)), "append");
+    rpc_seed("hbase-preamble", 1, &s);
+    buf_free(&s);
+}
+
+/* ---------------------------------------------------------------- filters */
+
+static void filter_seeds(void)
+{
+    static const char *const texts[][2] = {
+        {"prefix-and-value", "PrefixFilter('u1') AND ValueFilter(=, 'binary:x')"},
+        {"or-in-parens", "(PrefixFilter('a') OR PrefixFilter('b')) AND KeyOnlyFilter()"},
+        {"compare-filters", "RowFilter(>=, 'binary:u1') OR FamilyFilter(=, 'binaryprefix:cf2')"},
+        {"qualifier-substring", "QualifierFilter(!=, 'substring:NA')"},
+        {"regex", "RowFilter(=, 'regexstring:^[ab][0-9]$') AND ValueFilter(=, 'regexstring:n+$')"},
+        {"single-column-value", "SingleColumnValueFilter('cf', 'st', =, 'binary:on', true, false)"},
+        {"page-first-key", "PageFilter(2) AND FirstKeyOnlyFilter()"},
+        {"column-prefix-timestamps", "ColumnPrefixFilter('na') OR TimestampsFilter(1, 3)"},
+        {"key-only-len", "KeyOnlyFilter(true)"},
+        {"quote-escape", "ValueFilter(=, 'binary:it''s')"},
+        {"skip-unsupported", "SKIP ValueFilter(=, 'binary:x')"},
+        {"unbalanced", "(PrefixFilter('a')"},
+    };
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+        seed("filter_parse", texts[i][0], texts[i][1], strlen(texts[i][1]));
+    /* A filter string, NUL, and bytes that make extra cells (see fuzz_filter_parse.c). */
+    static const char with_cells[] = "ValueFilter(=, 'substring:zz') OR PrefixFilter('q')\0"
+                                     "\x01\x00\x01\x03\x02qqcfazzz\x03\x01\x00\x02\x01rowxffzz";
+    seed("filter_parse", "with-extra-cells", with_cells, sizeof(with_cells) - 1);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
+        return 2;
+    }
+    corpus = argv[1];
+    char tmpl[] = "/tmp/fuzz_seeds.XXXXXX";
+    if (!mkdtemp(tmpl)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    scratch = tmpl;
+    wal_seeds();
+    split_seeds();
+    storefile_seeds();
+    block_seeds();
+    rpc_seeds();
+    filter_seeds();
+    fio_remove_tree(scratch);
+    return 0;
+}

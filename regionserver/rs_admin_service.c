@@ -187,6 +187,7 @@ static int server_load_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     resp.open_scanners = rs_scanners_count(s);
     if (rc == ST_OK)
         rc = rpc_proto_reply(reply, &resp.base);
+    rs_loads_release(s, &l);
     rs_pool_free(&pool);
     return rc;
 }

@@ -361,6 +361,7 @@ static int build_report(rs_server *s, buf_t *out)
     req.has_store_file_size = req.has_read_requests = req.has_write_requests = 1;
     if (rc == ST_OK)
         rc = rpc_proto_pack(&req.base, out);
+    rs_loads_release(s, &l);
     rs_pool_free(&pool);
     return rc;
 }

@@ -134,14 +134,22 @@ int rs_server_loads(rs_server *s, rs_pool *pool, rs_loads *out)
         out->store_files += loads[i].store_files;
         out->store_file_size += loads[i].store_file_size;
     }
-    for (size_t i = 0; i < n; i++)
-        rs_region_release(s, list[i]);
-    free(list);
+    out->held = list;
+    out->nheld = n;
     if (rc == ST_OK) {
         out->region = ptrs;
         out->n = n;
     }
     return rc;
+}
+
+void rs_loads_release(rs_server *s, rs_loads *l)
+{
+    for (size_t i = 0; i < l->nheld; i++)
+        rs_region_release(s, l->held[i]);
+    free(l->held);
+    l->held = NULL;
+    l->nheld = 0;
 }
 
 /* ---- reads ---- */

@@ -227,13 +227,18 @@ int rs_check_serving(rs_server *s, rpc_reply *reply);
 
 void rs_load_to_proto(region *r, Strata__Admin__RegionLoad *out);
 /* The load of every region open now and their sums (what GetServerLoad answers and the
- * heartbeat carries): the loads allocated in pool, pointing into pool. */
+ * heartbeat carries). The loads are allocated in pool and borrow the regions' names, so
+ * the regions stay held until rs_loads_release (after the answer is packed). */
 typedef struct rs_loads {
     Strata__Admin__RegionLoad **region;
     size_t n;
     uint64_t read_requests, write_requests, memstore_size, store_files, store_file_size;
+    rs_region **held; /* the regions, held (rs_region_acquire) */
+    size_t nheld;
 } rs_loads;
 int rs_server_loads(rs_server *s, rs_pool *pool, rs_loads *out);
+/* Releases the regions rs_server_loads held. */
+void rs_loads_release(rs_server *s, rs_loads *l);
 
 /* Read options of a Get or Scan into spec (columns and filter allocated in pool / owned
  * by *flt). ST_UNKNOWN_FAMILY naming a family the region does not have,

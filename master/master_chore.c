@@ -33,6 +33,7 @@ void master_chore_wake(master *m)
 static void run_recoveries(master *m)
 {
     pthread_mutex_lock(&m->mu);
+    m->crash_queued = false; /* those queued from here on wait for the next pass */
     size_t n = m->ncrash;
     char **names = calloc(n ? n : 1, sizeof(*names));
     for (size_t i = 0; names && i < n; i++)
@@ -267,9 +268,11 @@ void *master_chore_main(void *arg)
         first = false;
         pthread_mutex_lock(&m->mu);
         if (!m->chore_stop) {
-            /* Servers changed again (or reading them failed): look again soon, but never
-             * spin while ZooKeeper is unreachable. */
-            int64_t wait = m->rs_changed ? (m->chore_ms < 100 ? m->chore_ms : 100) : m->chore_ms;
+            /* Servers changed again (or reading them failed), or a recovery was queued
+             * during the pass: look again soon, but never spin while ZooKeeper is
+             * unreachable or a recovery keeps failing. */
+            bool again = m->rs_changed || m->crash_queued; /* a recovery queued meanwhile */
+            int64_t wait = again ? (m->chore_ms < 100 ? m->chore_ms : 100) : m->chore_ms;
             struct timespec until = clock_realtime_after_ms(wait);
             pthread_cond_timedwait(&m->chore_cv, &m->mu, &until);
         }

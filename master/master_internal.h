@@ -145,6 +145,7 @@ struct master {
     char **crash; /* dead servers whose recovery has not finished */
     size_t ncrash, ccap;
     bool rs_changed;        /* the rs children watch fired */
+    bool crash_queued;      /* a recovery was queued since the chore took the queue */
     bool master_node_gone;  /* the master znode went (election) */
     bool chore_stop;
     pthread_t election_thr, chore_thr;
@@ -273,7 +274,7 @@ typedef struct master_snap_server {
     uint32_t http_port;
     bool stopping;
     double rps;
-    size_t regions; /* master_server_region_count */
+    size_t regions; /* regions meta places on it */
     Strata__Master__RegionServerReportRequest *report; /* last heartbeat (owned); NULL if none */
     int64_t report_ms;
 } master_snap_server;
@@ -311,7 +312,8 @@ typedef struct master_snap {
 } master_snap;
 
 /* Copies the cluster (see master_snapshot.c): ST_OK and *out (free with
- * master_snapshot_free), or ST_NOMEM (*out emptied). Takes mu itself. */
+ * master_snapshot_free), or ST_NOMEM (*out emptied). ZooKeeper failures only leave masters
+ * out. Takes mu itself. */
 int master_snapshot_take(master *m, master_snap *out);
 void master_snapshot_free(master_snap *sn);
 /* Whether r is where its table's state wants it (mu held): open on a live server that the

@@ -141,6 +141,7 @@ void master_server_dead(master *m, const char *name_in)
     if (!copy)
         return;
     m->crash[m->ncrash++] = copy;
+    m->crash_queued = true;
     LOG_INFO("master %s: region server %s is dead; its recovery is queued", m->name, name);
     pthread_cond_broadcast(&m->chore_cv);
 }

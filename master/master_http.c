@@ -188,7 +188,7 @@ static int metrics_cluster(buf_t *b, const master_snap *sn)
         over += age > MH_RIT_THRESHOLD_MS;
     }
     double avg = sn->nservers ? (double)sn->nregions / (double)sn->nservers : 0;
-    int rc = family(b, "live_region_servers", "gauge", "Region servers registered and alive",
+    int rc = family(b, "live_region_servers", "gauge", "Region servers registered that have answered this master",
                     (double)sn->nservers, true);
     if (rc == ST_OK)
         rc = family(b, "dead_region_servers", "gauge",
@@ -595,11 +595,7 @@ int master_http_start(master *m)
     m->http_port = 0;
     if (port < 0 || m->http)
         return ST_OK;
-    int rc = http_server_new(NULL, &m->http);
-    if (rc == ST_OK)
-        rc = status_pages_register(m->http, &m->pages, &master_pages, m);
-    if (rc == ST_OK)
-        rc = http_server_start(m->http, m->host, port);
+    int rc = status_pages_serve(&m->pages, &master_pages, m, m->host, port, &m->http);
     if (rc == ST_OK) {
         m->http_port = http_server_port(m->http);
         LOG_INFO("master %s: status pages and metrics on http://%s:%d/", m->name,
@@ -608,7 +604,6 @@ int master_http_start(master *m)
     }
     if (rc != ST_NOMEM)
         LOG_ERROR("master %s: no HTTP status pages or metrics: %s", m->name, st_errmsg());
-    master_http_stop(m);
     return rc == ST_NOMEM ? rc : ST_OK;
 }
 

@@ -638,6 +638,8 @@ static int status_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     master *m = ctx;
     master_snap sn;
     int rc = master_snapshot_take(m, &sn);
+    if (rc == ST_OK && !sn.active) /* stopped between the check and the snapshot */
+        rc = master_check_active(m);
     if (rc == ST_OK)
         rc = status_answer(m, &sn, reply);
     master_snapshot_free(&sn);

@@ -3,17 +3,19 @@
  * GetClusterStatus answer and for every status page and metrics scrape, so that all of
  * them count the same way (master_internal.h, "cluster snapshot"):
  *
- *   masters   the active master and the backups, from ZooKeeper (no lock held)
+ *   masters   the active master and the backups, from ZooKeeper (no lock held; what
+ *             cannot be read is left out)
  *   servers   every live region server the master has heard from (a server whose znode
  *             is there but that never answered is not live yet): its last heartbeat (a
- *             copy), the regions placed on it (master_server_region_count)
+ *             copy), the regions meta places on it
  *   dead      the servers declared dead that are not live again
  *   tables    name, state, regions, open regions
  *   rits      every region not settled where its table's state wants it
  *             (master_region_settled)
  *   spread    regions of each table on each server
  *
- * The in-memory state is copied under m->mu in one go; nothing is called while it is held.
+ * The in-memory state is copied under m->mu in one go (heartbeats are copied by packing
+ * and unpacking them); no RPC or ZooKeeper call is made while it is held.
  * Thread-safety: any thread; master_snapshot_take takes mu itself.
  */
 #include <stdio.h>
@@ -57,29 +59,40 @@ static void master_from(const server_name *sn, uint32_t http_port, master_snap_m
     out->http_port = http_port;
 }
 
+/* The backup masters from <parent>/backup-masters: every child whose name parses, with the
+ * HTTP port from its record when that reads. ZooKeeper failures leave the list short (the
+ * status is still worth answering); ST_NOMEM only. */
 static int read_backups(master *m, master_snap *sn)
 {
     char *dir = znodes_path(m->parent, ZNODE_BACKUP_MASTERS, NULL);
     char **names = NULL;
     size_t n = 0;
-    int rc = dir ? master_zk_children(m, dir, &names, &n) : st_error(ST_NOMEM, "out of memory");
-    if (rc == ST_OK && n && !(sn->backups = calloc(n, sizeof(*sn->backups))))
-        rc = st_error(ST_NOMEM, "out of memory");
+    if (!dir)
+        return st_error(ST_NOMEM, "out of memory");
+    if (master_zk_children(m, dir, &names, &n) != ST_OK)
+        n = 0;
+    int rc = n && !(sn->backups = calloc(n, sizeof(*sn->backups)))
+                 ? st_error(ST_NOMEM, "out of memory")
+                 : ST_OK;
     for (size_t i = 0; rc == ST_OK && i < n; i++) {
+        server_name s;
+        if (server_name_parse(names[i], &s) != ST_OK)
+            continue;
         uint8_t *data = NULL;
         size_t len = 0;
-        server_name s;
+        server_name rec;
         uint32_t http = 0;
         char *p = znodes_path(m->parent, ZNODE_BACKUP_MASTERS, names[i]);
-        if (p && master_zk_get(m, p, &data, &len, NULL) == ST_OK &&
-            server_info_decode(data, len, &s, &http) == ST_OK)
-            master_from(&s, http, &sn->backups[sn->nbackups++]);
+        if (!(p && master_zk_get(m, p, &data, &len, NULL) == ST_OK &&
+              server_info_decode(data, len, &rec, &http) == ST_OK))
+            http = 0;
+        master_from(&s, http, &sn->backups[sn->nbackups++]);
         free(data);
         free(p);
     }
     zk_names_free(names, n);
     free(dir);
-    return rc == ST_NOT_FOUND ? ST_OK : rc;
+    return rc;
 }
 
 /* What ZooKeeper says about masters (no lock held). */
@@ -91,8 +104,7 @@ static int snap_masters(master *m, master_snap *sn)
         master_from(&act, http, &sn->active_master);
         sn->have_active = true;
     }
-    int rc = read_backups(m, sn);
-    return rc == ST_CONNECTION ? ST_OK : rc; /* no session: no backups to show */
+    return read_backups(m, sn);
 }
 
 /* A private copy of a heartbeat, for answers built after mu is released. */
@@ -117,7 +129,6 @@ static int copy_server(master *m, const m_server *s, master_snap_server *out)
     out->http_port = s->http_port;
     out->stopping = s->stopping;
     out->rps = s->rps;
-    out->regions = master_server_region_count(m, s->name);
     if (!s->report)
         return ST_OK;
     out->report = copy_report(s->report);
@@ -149,8 +160,10 @@ static int copy_tables(master *m, master_snap *sn)
             const m_region *r = t->regions[j];
             ot->open += r->mr.state == META_OPEN;
             int si = r->mr.server[0] ? server_index(sn, r->mr.server) : -1;
-            if (si >= 0)
+            if (si >= 0) {
+                sn->servers[si].regions++;
                 sn->spread[(size_t)si * m->ntables + i]++;
+            }
             if (master_region_settled(m, t, r))
                 continue;
             master_snap_rit *x = &sn->rits[sn->nrits];

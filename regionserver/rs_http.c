@@ -524,11 +524,7 @@ int rs_http_start(rs_server *s)
         return st_error(ST_NOMEM, "region server %s: out of memory starting HTTP", s->server_name);
     pthread_mutex_init(&h->mu, NULL);
     s->http = h;
-    int rc = http_server_new(NULL, &h->srv);
-    if (rc == ST_OK)
-        rc = status_pages_register(h->srv, &h->pages, &rs_pages, s);
-    if (rc == ST_OK)
-        rc = http_server_start(h->srv, s->host, port);
+    int rc = status_pages_serve(&h->pages, &rs_pages, s, s->host, port, &h->srv);
     if (rc == ST_OK) {
         s->cl.http_port = http_server_port(h->srv);
         LOG_INFO("region server %s: status pages and metrics on http://%s:%d/", s->server_name,

@@ -150,3 +150,20 @@ int status_pages_register(http_server *srv, status_pages *sp, const status_pages
         rc = http_server_handle(srv, routes[i].path, routes[i].fn, sp);
     return rc;
 }
+
+int status_pages_serve(status_pages *sp, const status_pages_ops *ops, void *ctx, const char *host,
+                       int port, http_server **out)
+{
+    http_server *srv = NULL;
+    int rc = http_server_new(NULL, &srv);
+    if (rc == ST_OK)
+        rc = status_pages_register(srv, sp, ops, ctx);
+    if (rc == ST_OK)
+        rc = http_server_start(srv, host, port);
+    if (rc != ST_OK) {
+        http_server_free(srv);
+        srv = NULL;
+    }
+    *out = srv;
+    return rc;
+}

@@ -69,6 +69,13 @@ typedef struct status_pages {
 int status_pages_register(http_server *srv, status_pages *sp, const status_pages_ops *ops,
                           void *ctx);
 
+/* A new HTTP server on host:port (0: any free port) serving the six endpoints with ops and
+ * ctx (status_pages_register), started: ST_OK and *out (the bound port is
+ * http_server_port(*out)), or the failure with nothing left running (*out NULL): ST_IO
+ * naming the address when it cannot be bound, ST_NOMEM. */
+int status_pages_serve(status_pages *sp, const status_pages_ops *ops, void *ctx, const char *host,
+                       int port, http_server **out);
+
 /* One metric family with one unlabelled sample: `# HELP`, `# TYPE`, `name value`. */
 int status_pages_metric(buf_t *b, const char *name, const char *type, const char *help, double v);
 

@@ -56,15 +56,31 @@ for dir in "${!allowed[@]}"; do
         echo "layers: $f:$n includes \"$inc\": layer $dir may not use $hdir" >&2
         fail=1
       fi
-    done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" || true)
+    done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]' "$f" |
+             sed -n 's/^\([0-9]*\):[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]\([^>"]*\)[>"].*/\1:"\2"/p' |
+             grep -E ':"(common|regionserver|meta|master|client|shell|tools|tests|strata)/|:"[^/]*"$' || true)
   done
 done
 
-# the public client headers: no protobuf-c, no common/ (system headers only)
+# every folder holding sources must have its layer above (the root's strata_main.c, tests/
+# and tools/ may use everything; build trees are generated)
+while IFS= read -r d; do
+  d="${d#./}"
+  case "$d" in
+    . | tests | tests/* | tools | tools/* | build* | build*/* | .git/* | deploy*) continue ;;
+  esac
+  if [ -z "${allowed[$d]+set}" ]; then
+    echo "layers: folder $d holds sources but has no layer in tests/check_layers.sh" >&2
+    fail=1
+  fi
+done < <(find . -path ./.git -prune -o -path './build*' -prune -o -type f \( -name '*.c' -o -name '*.h' \) -printf '%h\n' | sort -u)
+
+# the public client headers: system headers (<name.h>, <sys/...>) and each other only
 for f in client/include/strata/*.h; do
   [ -e "$f" ] || continue
-  if grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<\(protobuf-c\|event2\|zookeeper\)' "$f" >&2; then
-    echo "layers: public header $f includes a dependency's header" >&2
+  if grep -n '^[[:space:]]*#[[:space:]]*include' "$f" |
+     grep -vE 'include[[:space:]]*(<[a-z0-9_]+\.h>|<sys/[a-z0-9_]+\.h>|"[a-z0-9_]+\.h"|"strata/[a-z0-9_]+\.h")' >&2; then
+    echo "layers: public header $f includes a header that is not a system header or another public one" >&2
     fail=1
   fi
   if grep -n 'ProtobufC\|Strata__' "$f" >&2; then

@@ -2,7 +2,7 @@
  * log.h - leveled logging with file/line, printf-checked.
  *
  * LOG_ERROR/WARN/INFO/DEBUG(fmt, ...) write one line to stderr:
- *   2026-11-29T22:40:01.123Z INFO  [regionserver/wal.c:120] message
+ *   2026-11-29T22:40:01.123Z INFO  [storage/wal.c:120] message
  * The level comes from log_set_level() or, at first use, STRATA_LOG_LEVEL
  * (error, warn, info, debug). Thread-safety: safe from any thread; a line is
  * written with one write(2).

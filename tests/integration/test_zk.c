@@ -1,5 +1,5 @@
 /*
- * test_zk.c - common/zk.c and common/server_name.c against a real, private ZooKeeper
+ * test_zk.c - common/zk/zk.c, zk_watch.c, znodes.c and common/server_name.c against a real, private ZooKeeper
  * (tests/support/zkserver.h): the status mapping of every call, recursive create and
  * delete, sequential and ephemeral nodes, watches that re-arm themselves and stop on
  * zk_unwatch, a connection loss that keeps the session, a session expiry, connecting

@@ -1,5 +1,5 @@
 /*
- * test_html.c - common/html.h: text escaping, formatted text and markup, byte sizes,
+ * test_html.c - common/http/html.h: text escaping, formatted text and markup, byte sizes,
  * the page frame, and toStringBinary as HBase writes it (every byte value checked).
  */
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /*
- * test_json.c - common/json.h: nesting and commas, string escaping (quotes, backslashes,
+ * test_json.c - common/http/json.h: nesting and commas, string escaping (quotes, backslashes,
  * control characters, HTML-sensitive characters, invalid UTF-8), numbers (exact integers,
  * shortest round-tripping doubles, NaN/Inf as null), and misuse reported by json_finish.
  */

@@ -1,5 +1,5 @@
 /*
- * test_merge_iter.c - the merging iterator (regionserver/merge_iter.c): the merged
+ * test_merge_iter.c - the merging iterator (regionserver/storage/merge_iter.c): the merged
  * stream equals the sorted union of its children (duplicates included, lower child
  * first), seek / seek_for_prev land where a binary search over the union says, next()
  * after seek_for_prev switches direction correctly, and child errors propagate.

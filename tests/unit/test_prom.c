@@ -1,5 +1,5 @@
 /*
- * test_prom.c - common/prom.h: family headers with escaped HELP text, samples with and
+ * test_prom.c - common/http/prom.h: family headers with escaped HELP text, samples with and
  * without labels, label value escaping, number formatting (integers exact, doubles
  * shortest, NaN/+Inf/-Inf), and bad metric or label names refused with nothing written.
  */

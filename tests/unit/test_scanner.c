@@ -1,5 +1,5 @@
 /*
- * test_scanner.c - the query matcher and row driver (regionserver/scanner.c): one test
+ * test_scanner.c - the query matcher and row driver (regionserver/storage/scanner.c): one test
  * per row of HBase's version / delete / TTL / time-range behaviour, raw and
  * KEEP_DELETED_CELLS, compaction modes, columns and families, forward and reversed row
  * bounds, limit, batch, filters through the filter.h protocol, the number of iterator

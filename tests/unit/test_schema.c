@@ -1,5 +1,5 @@
 /*
- * test_schema.c - table and family descriptors (regionserver/schema.c): HBase defaults,
+ * test_schema.c - table and family descriptors (regionserver/storage/schema.c): HBase defaults,
  * and validation of names and attributes, with messages naming what is wrong.
  */
 #include <stdarg.h>

@@ -5,7 +5,9 @@
  * VERSIONS >= 1, 0 <= MIN_VERSIONS <= VERSIONS, TTL > 0, BLOCKSIZE 1 KiB..16 MiB, a
  * known BLOOMFILTER and COMPRESSION. A valid table: a name accepted by
  * layout_split_table_name, 1..SCHEMA_MAX_FAMILIES families with unique names, a real
- * DURABILITY, and positive MEMSTORE_FLUSHSIZE and MAX_FILESIZE.
+ * DURABILITY, a positive MEMSTORE_FLUSHSIZE, and values and configuration entries within
+ * the limits of schema.h, none named like an attribute, NORMALIZATION_ENABLED true or
+ * false. MAX_FILESIZE 0 means not set.
  * Thread-safety: pure functions over caller-owned structs.
  */
 #include "regionserver/storage/schema.h"
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/status.h"
 #include "regionserver/storage/layout.h"
@@ -40,7 +43,7 @@ void table_schema_init(table_schema *t, const char *name)
     t->nfamilies = 0;
     t->durability = DURABILITY_SYNC_WAL;
     t->memstore_flushsize = 128ull * 1024 * 1024;
-    t->max_filesize = 10ull * 1024 * 1024 * 1024;
+    t->max_filesize = 0;
 }
 
 static bool family_char_ok(char c)
@@ -140,11 +143,125 @@ static int validate_table_values(const table_schema *t)
                         t->name, (int)t->durability);
     if (t->memstore_flushsize == 0)
         return st_error(ST_INVALID_ARGUMENT, "table '%s': MEMSTORE_FLUSHSIZE must be > 0", t->name);
-    if (t->max_filesize == 0)
-        return st_error(ST_INVALID_ARGUMENT, "table '%s': MAX_FILESIZE must be > 0", t->name);
     if (t->nfamilies == 0 || t->nfamilies > SCHEMA_MAX_FAMILIES)
         return st_error(ST_INVALID_ARGUMENT, "table '%s': needs 1..%d families, has %zu", t->name,
                         SCHEMA_MAX_FAMILIES, t->nfamilies);
+    return ST_OK;
+}
+
+/* ---- values and configuration ---- */
+
+/* The index of key in ps, or -1. */
+static ptrdiff_t pairs_index(const schema_pairs *ps, const char *key)
+{
+    for (size_t i = 0; key && i < ps->n && i < SCHEMA_MAX_PAIRS; i++)
+        if (strncmp(ps->pair[i].key, key, sizeof(ps->pair[i].key)) == 0)
+            return (ptrdiff_t)i;
+    return -1;
+}
+
+static const char *pairs_get(const schema_pairs *ps, const char *key)
+{
+    ptrdiff_t i = pairs_index(ps, key);
+    return i < 0 ? NULL : ps->pair[i].value;
+}
+
+static int pairs_set(const char *table, const char *what, schema_pairs *ps, const char *key,
+                     const char *value)
+{
+    size_t klen = key ? strlen(key) : 0;
+    if (klen == 0 || klen > SCHEMA_MAX_KEY_LEN)
+        return st_error(ST_INVALID_ARGUMENT, "table '%s': %s key '%.40s' must be 1..%d bytes",
+                        table, what, key ? key : "", SCHEMA_MAX_KEY_LEN);
+    if (value && strlen(value) > SCHEMA_MAX_VALUE_LEN)
+        return st_error(ST_INVALID_ARGUMENT, "table '%s': %s '%s' is longer than %d bytes",
+                        table, what, key, SCHEMA_MAX_VALUE_LEN);
+    ptrdiff_t i = pairs_index(ps, key);
+    if (!value) {
+        if (i >= 0) {
+            memmove(&ps->pair[i], &ps->pair[i + 1], (ps->n - (size_t)i - 1) * sizeof(ps->pair[0]));
+            ps->n--;
+        }
+        return ST_OK;
+    }
+    if (i < 0 && ps->n >= SCHEMA_MAX_PAIRS)
+        return st_error(ST_INVALID_ARGUMENT, "table '%s': at most %d %s entries, cannot add '%s'",
+                        table, SCHEMA_MAX_PAIRS, what, key);
+    if (i < 0) {
+        i = (ptrdiff_t)ps->n++;
+        memcpy(ps->pair[i].key, key, klen + 1);
+    }
+    memcpy(ps->pair[i].value, value, strlen(value) + 1);
+    return ST_OK;
+}
+
+int table_schema_set_value(table_schema *t, const char *key, const char *value)
+{
+    return pairs_set(t->name, "METADATA", &t->values, key, value);
+}
+
+int table_schema_set_config(table_schema *t, const char *key, const char *value)
+{
+    return pairs_set(t->name, "CONFIGURATION", &t->config, key, value);
+}
+
+const char *table_schema_value(const table_schema *t, const char *key)
+{
+    return pairs_get(&t->values, key);
+}
+
+const char *table_schema_config(const table_schema *t, const char *key)
+{
+    return pairs_get(&t->config, key);
+}
+
+const char *table_schema_setting(const table_schema *t, const char *key)
+{
+    const char *v = table_schema_value(t, key);
+    return v ? v : table_schema_config(t, key);
+}
+
+bool table_schema_normalization_enabled(const table_schema *t)
+{
+    const char *v = table_schema_value(t, SCHEMA_NORMALIZATION_ENABLED);
+    return v && strcasecmp(v, "true") == 0;
+}
+
+/* Every pair terminated, within the limits, each key once. */
+static int validate_pairs(const char *table, const char *what, const schema_pairs *ps)
+{
+    if (ps->n > SCHEMA_MAX_PAIRS)
+        return st_error(ST_INVALID_ARGUMENT, "table '%s': %zu %s entries, at most %d", table,
+                        ps->n, what, SCHEMA_MAX_PAIRS);
+    for (size_t i = 0; i < ps->n; i++) {
+        const schema_pair *p = &ps->pair[i];
+        size_t klen = strnlen(p->key, sizeof(p->key));
+        if (klen == 0 || klen == sizeof(p->key) ||
+            strnlen(p->value, sizeof(p->value)) == sizeof(p->value))
+            return st_error(ST_INVALID_ARGUMENT,
+                            "table '%s': %s entry %zu has an empty or unterminated key or value",
+                            table, what, i + 1);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(ps->pair[j].key, p->key) == 0)
+                return st_error(ST_INVALID_ARGUMENT, "table '%s': %s '%s' is given twice", table,
+                                what, p->key);
+    }
+    return ST_OK;
+}
+
+/* The values: no attribute under a value's name, NORMALIZATION_ENABLED a boolean. */
+static int validate_values(const table_schema *t)
+{
+    static const char *const attrs[] = {"MAX_FILESIZE", "MEMSTORE_FLUSHSIZE", "DURABILITY"};
+    for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++)
+        if (table_schema_value(t, attrs[i]))
+            return st_error(ST_INVALID_ARGUMENT,
+                            "table '%s': %s is a table attribute, not a METADATA value", t->name,
+                            attrs[i]);
+    const char *v = table_schema_value(t, SCHEMA_NORMALIZATION_ENABLED);
+    if (v && strcasecmp(v, "true") != 0 && strcasecmp(v, "false") != 0)
+        return st_error(ST_INVALID_ARGUMENT,
+                        "table '%s': NORMALIZATION_ENABLED '%s' must be true or false", t->name, v);
     return ST_OK;
 }
 
@@ -153,6 +270,12 @@ int table_schema_validate(const table_schema *t)
     int rc = validate_table_name(t);
     if (rc == ST_OK)
         rc = validate_table_values(t);
+    if (rc == ST_OK)
+        rc = validate_pairs(t->name, "METADATA", &t->values);
+    if (rc == ST_OK)
+        rc = validate_pairs(t->name, "CONFIGURATION", &t->config);
+    if (rc == ST_OK)
+        rc = validate_values(t);
     for (size_t i = 0; i < t->nfamilies && rc == ST_OK; i++) {
         const family_schema *f = &t->families[i];
         rc = validate_family(t->name, f);

@@ -12,14 +12,31 @@
 #include "common/cell.h"
 #include "common/status.h"
 
-int schema_from_proto(const Strata__Admin__TableSchema *p, uint64_t default_flushsize,
-                         table_schema *out)
+typedef int (*pair_setter)(table_schema *t, const char *key, const char *value);
+typedef const char *(*pair_getter)(const table_schema *t, const char *key);
+
+/* Copies the pairs of a repeated NameStringPair field (each name once) into out. */
+static int pairs_from_proto(Strata__Admin__NameStringPair *const *v, size_t n, const char *what,
+                            pair_setter set, pair_getter get, table_schema *out)
 {
-    if (strlen(p->name) >= sizeof(out->name))
-        return st_error(ST_INVALID_ARGUMENT, "table name of %zu bytes is too long",
-                        strlen(p->name));
-    table_schema_init(out, p->name);
+    for (size_t i = 0; i < n; i++) {
+        if (get(out, v[i]->name))
+            return st_error(ST_INVALID_ARGUMENT, "table '%s': %s '%s' is given twice", out->name,
+                            what, v[i]->name);
+        int rc = set(out, v[i]->name, v[i]->value);
+        if (rc != ST_OK)
+            return rc;
+    }
+    return ST_OK;
+}
+
+/* The table attributes, values and configuration of p into out. */
+static int table_from_proto(const Strata__Admin__TableSchema *p, uint64_t default_flushsize,
+                            table_schema *out)
+{
     out->memstore_flushsize = p->has_memstore_flushsize ? p->memstore_flushsize : default_flushsize;
+    if (p->has_max_filesize && p->max_filesize == 0)
+        return st_error(ST_INVALID_ARGUMENT, "table '%s': MAX_FILESIZE must be > 0", p->name);
     if (p->has_max_filesize)
         out->max_filesize = p->max_filesize;
     if (p->has_durability && p->durability >= DURABILITY_SKIP_WAL &&
@@ -28,6 +45,24 @@ int schema_from_proto(const Strata__Admin__TableSchema *p, uint64_t default_flus
     else if (p->has_durability)
         return st_error(ST_INVALID_ARGUMENT, "table %s: durability %u is not 1..4", p->name,
                         p->durability);
+    int rc = pairs_from_proto(p->value, p->n_value, "METADATA", table_schema_set_value,
+                              table_schema_value, out);
+    if (rc == ST_OK)
+        rc = pairs_from_proto(p->configuration, p->n_configuration, "CONFIGURATION",
+                              table_schema_set_config, table_schema_config, out);
+    return rc;
+}
+
+int schema_from_proto(const Strata__Admin__TableSchema *p, uint64_t default_flushsize,
+                         table_schema *out)
+{
+    if (strlen(p->name) >= sizeof(out->name))
+        return st_error(ST_INVALID_ARGUMENT, "table name of %zu bytes is too long",
+                        strlen(p->name));
+    table_schema_init(out, p->name);
+    int rc = table_from_proto(p, default_flushsize, out);
+    if (rc != ST_OK)
+        return rc;
     for (size_t i = 0; i < p->n_family; i++) {
         const Strata__Admin__ColumnFamilySchema *fp = p->family[i];
         if (strlen(fp->name) > CELL_MAX_FAMILY_LEN)
@@ -48,7 +83,7 @@ int schema_from_proto(const Strata__Admin__TableSchema *p, uint64_t default_flus
             f.block_size = fp->block_size;
         if (fp->has_keep_deleted_cells)
             f.keep_deleted_cells = fp->keep_deleted_cells;
-        int rc = table_schema_add_family(out, &f);
+        rc = table_schema_add_family(out, &f);
         if (rc != ST_OK)
             return rc;
     }

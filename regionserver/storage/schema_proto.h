@@ -13,9 +13,12 @@
 #include "regionserver/storage/region.h"
 #include "regionserver/storage/schema.h"
 
-/* Fills *out from p, families' attributes left out taking their defaults and a missing
- * MEMSTORE_FLUSHSIZE taking default_flushsize; then validates it. ST_OK, or
- * ST_INVALID_ARGUMENT / ST_EXISTS naming the table and family at fault. */
+/* Fills *out from p, families' attributes left out taking their defaults, a missing
+ * MEMSTORE_FLUSHSIZE taking default_flushsize and a missing MAX_FILESIZE left 0 (the
+ * cluster's, resolved by split_policy_configure); values and configuration entries are
+ * copied (a name given twice, or a MAX_FILESIZE of 0, is refused); then validates it.
+ * ST_OK, or ST_INVALID_ARGUMENT / ST_EXISTS naming the table and family or attribute at
+ * fault. */
 int schema_from_proto(const Strata__Admin__TableSchema *p, uint64_t default_flushsize,
                       table_schema *out);
 /* Fills *out from p, borrowing p's keys. ST_OK, or ST_INVALID_ARGUMENT for a name that is

@@ -7,7 +7,7 @@
  * layout_split_table_name, 1..SCHEMA_MAX_FAMILIES families with unique names, a real
  * DURABILITY, a positive MEMSTORE_FLUSHSIZE, and values and configuration entries within
  * the limits of schema.h, none named like an attribute, NORMALIZATION_ENABLED true or
- * false. MAX_FILESIZE 0 means not set.
+ * false, split settings split_policy_validate accepts. MAX_FILESIZE 0 means not set.
  * Thread-safety: pure functions over caller-owned structs.
  */
 #include "regionserver/storage/schema.h"
@@ -19,6 +19,7 @@
 
 #include "common/status.h"
 #include "regionserver/storage/layout.h"
+#include "regionserver/storage/split_policy.h"
 
 #define SCHEMA_MIN_BLOCK_SIZE 1024u
 #define SCHEMA_MAX_BLOCK_SIZE (16u * 1024 * 1024)
@@ -249,7 +250,8 @@ static int validate_pairs(const char *table, const char *what, const schema_pair
     return ST_OK;
 }
 
-/* The values: no attribute under a value's name, NORMALIZATION_ENABLED a boolean. */
+/* The values: no attribute under a value's name, NORMALIZATION_ENABLED a boolean, the
+ * split settings (split_policy.c). */
 static int validate_values(const table_schema *t)
 {
     static const char *const attrs[] = {"MAX_FILESIZE", "MEMSTORE_FLUSHSIZE", "DURABILITY"};
@@ -262,7 +264,7 @@ static int validate_values(const table_schema *t)
     if (v && strcasecmp(v, "true") != 0 && strcasecmp(v, "false") != 0)
         return st_error(ST_INVALID_ARGUMENT,
                         "table '%s': NORMALIZATION_ENABLED '%s' must be true or false", t->name, v);
-    return ST_OK;
+    return split_policy_validate(t);
 }
 
 int table_schema_validate(const table_schema *t)

@@ -10,7 +10,10 @@
  * without preserved splits (new region ids, old data removed, refused while enabled),
  * delete (refused unless disabled; meta rows, data directory and table znode gone), modify
  * (each open region closed and reopened once with the new schema, a dropped family's
- * directories removed), namespaces (create, repeat, delete refused while a table remains,
+ * directories removed), split-policy values and configuration (a create or modify with an
+ * unknown SPLIT_POLICY, a bad prefix length or jitter, a policy without its parameter, a
+ * NORMALIZATION_ENABLED that is no boolean refused with nothing changed; good ones stored
+ * as given), namespaces (create, repeat, delete refused while a table remains,
  * reserved and invalid names), and a DDL cut off by a failover: a table left ENABLING or
  * DISABLING in meta is finished by the next master's chore pass.
  */
@@ -628,6 +631,124 @@ static void modify_reopens_each_region_with_new_schema_and_drops_family_dirs(voi
     assert_int_equal(table_state(x), META_TABLE_ENABLED);
 }
 
+/* ---------------------------------------------------------------- split policy */
+
+/* The stored schema of TABLE (free it). */
+static Strata__Admin__TableSchema *stored_schema(fx *x)
+{
+    meta_table t;
+    assert_int_equal(meta_get_table(x->m->meta, TABLE, &t), ST_OK);
+    Strata__Admin__TableSchema *s =
+        strata__admin__table_schema__unpack(NULL, t.schema_len, t.schema);
+    assert_non_null(s);
+    meta_table_clear(&t);
+    return s;
+}
+
+typedef struct policy_schema {
+    Strata__Admin__ColumnFamilySchema fam;
+    Strata__Admin__ColumnFamilySchema *fams[1];
+    Strata__Admin__NameStringPair val[2], conf[1];
+    Strata__Admin__NameStringPair *vals[2], *confs[1];
+    Strata__Admin__TableSchema schema;
+} policy_schema;
+
+/* Table t, family f, values SPLIT_POLICY = policy and key = value, configuration entry
+ * hbase.hregion.max.filesize.jitter = jitter. */
+static Strata__Admin__TableSchema *policy_schema_of(policy_schema *p, const char *policy,
+                                                    const char *key, const char *value,
+                                                    const char *jitter)
+{
+    Strata__Admin__ColumnFamilySchema fam = STRATA__ADMIN__COLUMN_FAMILY_SCHEMA__INIT;
+    Strata__Admin__NameStringPair pair = STRATA__ADMIN__NAME_STRING_PAIR__INIT;
+    Strata__Admin__TableSchema schema = STRATA__ADMIN__TABLE_SCHEMA__INIT;
+    p->fam = fam;
+    p->fam.name = "f";
+    p->fams[0] = &p->fam;
+    for (size_t i = 0; i < 2; i++) {
+        p->val[i] = pair;
+        p->vals[i] = &p->val[i];
+    }
+    p->conf[0] = pair;
+    p->confs[0] = &p->conf[0];
+    p->val[0].name = "SPLIT_POLICY";
+    p->val[0].value = (char *)policy;
+    p->val[1].name = (char *)key;
+    p->val[1].value = (char *)value;
+    p->conf[0].name = "hbase.hregion.max.filesize.jitter";
+    p->conf[0].value = (char *)jitter;
+    p->schema = schema;
+    p->schema.name = "t";
+    p->schema.family = p->fams;
+    p->schema.n_family = 1;
+    p->schema.value = p->vals;
+    p->schema.n_value = 2;
+    p->schema.configuration = p->confs;
+    p->schema.n_configuration = 1;
+    return &p->schema;
+}
+
+static void create_and_modify_refuse_bad_split_settings(void **state)
+{
+    fx *x = *state;
+    static const struct {
+        const char *policy, *key, *value, *jitter, *msg;
+    } bad[] = {
+        {"NoSuchSplitPolicy", "x", "y", "0.25", "table 'default:t': unknown SPLIT_POLICY"},
+        {"KeyPrefixRegionSplitPolicy", "KeyPrefixRegionSplitPolicy.prefix_length", "0", "0.25",
+         "KeyPrefixRegionSplitPolicy.prefix_length '0'"},
+        {"KeyPrefixRegionSplitPolicy", "x", "y", "0.25", "needs KeyPrefixRegionSplitPolicy"},
+        {"DelimitedKeyPrefixRegionSplitPolicy", "DelimitedKeyPrefixRegionSplitPolicy.delimiter",
+         "", "0.25", "non-empty DelimitedKeyPrefixRegionSplitPolicy.delimiter"},
+        {"SteppingSplitPolicy", "x", "y", "2", "hbase.hregion.max.filesize.jitter '2'"},
+        {"SteppingSplitPolicy", "NORMALIZATION_ENABLED", "yes", "0",
+         "NORMALIZATION_ENABLED 'yes'"},
+    };
+    policy_schema p;
+    Strata__Master__CreateTableRequest req = STRATA__MASTER__CREATE_TABLE_REQUEST__INIT;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        req.schema = policy_schema_of(&p, bad[i].policy, bad[i].key, bad[i].value, bad[i].jitter);
+        assert_int_equal(master_create_table(x->m, &req), ST_INVALID_ARGUMENT);
+        if (!strstr(st_errmsg(), bad[i].msg))
+            fail_msg("create %zu: '%s' lacks '%s'", i, st_errmsg(), bad[i].msg);
+        assert_no_trace(x, TABLE);
+    }
+    /* A good one is stored as given. */
+    req.schema = policy_schema_of(&p, "org.apache.hadoop.hbase.regionserver.KeyPrefixRegionSplitPolicy",
+                                  "KeyPrefixRegionSplitPolicy.prefix_length", "3", "0");
+    assert_int_equal(master_create_table(x->m, &req), ST_OK);
+    Strata__Admin__TableSchema *s = stored_schema(x);
+    assert_int_equal(s->n_value, 2);
+    assert_string_equal(s->value[0]->value,
+                        "org.apache.hadoop.hbase.regionserver.KeyPrefixRegionSplitPolicy");
+    assert_string_equal(s->value[1]->name, "KeyPrefixRegionSplitPolicy.prefix_length");
+    assert_int_equal(s->n_configuration, 1);
+    assert_string_equal(s->configuration[0]->value, "0");
+    strata__admin__table_schema__free_unpacked(s, NULL);
+    /* Modify: every bad one refused before any region is touched, the schema kept. */
+    mfake_clear_calls(x->f);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        Strata__Admin__TableSchema *m =
+            policy_schema_of(&p, bad[i].policy, bad[i].key, bad[i].value, bad[i].jitter);
+        assert_int_equal(master_modify_table(x->m, m), ST_INVALID_ARGUMENT);
+        if (!strstr(st_errmsg(), bad[i].msg))
+            fail_msg("modify %zu: '%s' lacks '%s'", i, st_errmsg(), bad[i].msg);
+    }
+    assert_int_equal(mfake_count(x->f, NULL, NULL, NULL), 0);
+    s = stored_schema(x);
+    assert_string_equal(s->value[1]->value, "3");
+    strata__admin__table_schema__free_unpacked(s, NULL);
+    /* and a good modify replaces them */
+    Strata__Admin__TableSchema *m = policy_schema_of(&p, "DisabledRegionSplitPolicy",
+                                                     "NORMALIZATION_ENABLED", "true", "0.5");
+    assert_int_equal(master_modify_table(x->m, m), ST_OK);
+    s = stored_schema(x);
+    assert_string_equal(s->value[0]->value, "DisabledRegionSplitPolicy");
+    assert_string_equal(s->value[1]->name, "NORMALIZATION_ENABLED");
+    assert_string_equal(s->configuration[0]->value, "0.5");
+    strata__admin__table_schema__free_unpacked(s, NULL);
+}
+
 /* ---------------------------------------------------------------- namespaces */
 
 static void namespace_delete_refused_while_tables_remain(void **state)
@@ -767,6 +888,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(
             modify_reopens_each_region_with_new_schema_and_drops_family_dirs, setup, teardown),
+        cmocka_unit_test_setup_teardown(create_and_modify_refuse_bad_split_settings, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(namespace_delete_refused_while_tables_remain, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(namespace_reserved_and_invalid_names_refused, setup,

@@ -46,6 +46,7 @@
 #include "regionserver/storage/engine.h"
 #include "regionserver/storage/region.h"
 #include "regionserver/storage/schema_proto.h"
+#include "regionserver/storage/split_policy.h"
 #include "regionserver/rs_server.h"
 
 typedef enum rs_region_state {
@@ -103,6 +104,8 @@ struct rs_server {
     int64_t lease_ms;
     uint64_t max_result_size;
     uint64_t default_flushsize;
+    split_defaults split; /* for split_policy_configure of each region (regionserver.split.*,
+                             max.filesize*, increasing.policy.initial.size) */
     uint64_t start_code;
     char server_name[512]; /* "<advertised host>,<port>,<start code>": the WAL dir name */
     engine_options eopts;

@@ -48,6 +48,15 @@ static const config_key rs_keys[] = {
      "how often ASYNC_WAL edits are written and synced"},
     {"regionserver.memstore.flush.size", CONFIG_SIZE, "128m",
      "MEMSTORE_FLUSHSIZE of tables whose schema does not set one"},
+    {"regionserver.split.policy", CONFIG_STRING, "SteppingSplitPolicy",
+     "split policy of tables without SPLIT_POLICY (HBase's class name, with or without "
+     "the org.apache.hadoop.hbase.regionserver. prefix)"},
+    {"regionserver.max.filesize", CONFIG_SIZE, "10g",
+     "MAX_FILESIZE of tables whose schema does not set one"},
+    {"regionserver.max.filesize.jitter", CONFIG_DOUBLE, "0.25",
+     "a region's max file size is moved by up to +-jitter/2 of it (0..1)"},
+    {"regionserver.increasing.policy.initial.size", CONFIG_SIZE, "0",
+     "the first split size of the increasing and stepping policies; 0 = 2 x the flush size"},
     {"regionserver.global.memstore.limit", CONFIG_SIZE, "1g",
      "writes block while all memstores together hold more than this"},
     {"regionserver.flush.threads", CONFIG_INT, "1", "background flush threads"},
@@ -127,6 +136,30 @@ static int read_engine_options(const config *c, rs_server *s)
     return rc;
 }
 
+/* The cluster-wide split settings (regionserver/storage/split_policy.h). */
+static int read_split_defaults(const config *c, rs_server *s)
+{
+    split_defaults *d = &s->split;
+    split_defaults_init(d);
+    d->flushsize = s->default_flushsize;
+    d->max_filesize = config_get_size(c, "regionserver.max.filesize");
+    d->initial_size = config_get_size(c, "regionserver.increasing.policy.initial.size");
+    d->jitter = config_get_double(c, "regionserver.max.filesize.jitter");
+    const char *policy = config_get_string(c, "regionserver.split.policy");
+    if (split_policy_parse_name(policy, &d->policy) != ST_OK)
+        return st_error(ST_INVALID_ARGUMENT, "regionserver.split.policy = '%s' is unknown; use "
+                        "one of SteppingSplitPolicy, IncreasingToUpperBoundRegionSplitPolicy, "
+                        "ConstantSizeRegionSplitPolicy, KeyPrefixRegionSplitPolicy, "
+                        "DelimitedKeyPrefixRegionSplitPolicy, DisabledRegionSplitPolicy",
+                        policy);
+    if (d->max_filesize == 0)
+        return st_error(ST_INVALID_ARGUMENT, "regionserver.max.filesize must be > 0");
+    if (!(d->jitter >= 0 && d->jitter <= SPLIT_POLICY_MAX_JITTER))
+        return st_error(ST_INVALID_ARGUMENT, "regionserver.max.filesize.jitter = %g is out of "
+                        "range 0..%g", d->jitter, SPLIT_POLICY_MAX_JITTER);
+    return ST_OK;
+}
+
 static int read_rpc_options(const config *c, rs_server *s)
 {
     rpc_server_opts_default(&s->ropts);
@@ -168,6 +201,8 @@ static int read_settings(const config *c, rs_server *s)
                       " is out of range 10..86400000", s->lease_ms);
     s->max_result_size = config_get_size(c, "regionserver.scanner.max.result.size");
     s->default_flushsize = config_get_size(c, "regionserver.memstore.flush.size");
+    if (rc == ST_OK)
+        rc = read_split_defaults(c, s);
     if (rc == ST_OK)
         rc = read_engine_options(c, s);
     if (rc == ST_OK)

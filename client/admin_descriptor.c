@@ -5,6 +5,8 @@
  * A descriptor keeps each attribute as an int64 and a "set" bit; values are range-checked
  * only when converted for sending, so the setters cannot fail. Families are separately
  * allocated and held by pointer, so a family handle stays valid while others are added.
+ * Table values and configuration entries are two lists of malloc'ed key/value strings in
+ * the order first set (admin.proto's repeated NameStringPair value and configuration).
  *
  * Thread-safety: a descriptor belongs to one thread at a time; conversions are reentrant.
  */
@@ -26,12 +28,21 @@ struct strata_family_descriptor {
     bool set[N_FAMILY_ATTRS];
 };
 
+/* Key/value strings, keys distinct. */
+typedef struct str_pairs {
+    char **key;
+    char **value;
+    size_t n;
+} str_pairs;
+
 struct strata_table_descriptor {
     char *name;
     strata_family_descriptor_t **family;
     size_t n_family;
     int64_t value[N_TABLE_ATTRS];
     bool set[N_TABLE_ATTRS];
+    str_pairs values; /* METADATA */
+    str_pairs config; /* CONFIGURATION */
 };
 
 /* HBase's defaults (regionserver/storage/schema.h); the table sizes default to the
@@ -110,6 +121,127 @@ void strata_family_descriptor_unset(strata_family_descriptor_t *f, strata_family
         f->set[attr] = false;
 }
 
+/* ---- values and configuration ---- */
+
+static ptrdiff_t pairs_index(const str_pairs *ps, const char *key)
+{
+    for (size_t i = 0; key && i < ps->n; i++)
+        if (strcmp(ps->key[i], key) == 0)
+            return (ptrdiff_t)i;
+    return -1;
+}
+
+static void pairs_clear(str_pairs *ps)
+{
+    for (size_t i = 0; i < ps->n; i++) {
+        free(ps->key[i]);
+        free(ps->value[i]);
+    }
+    free(ps->key);
+    free(ps->value);
+    memset(ps, 0, sizeof(*ps));
+}
+
+static void pairs_remove(str_pairs *ps, size_t i)
+{
+    free(ps->key[i]);
+    free(ps->value[i]);
+    memmove(ps->key + i, ps->key + i + 1, (ps->n - i - 1) * sizeof(*ps->key));
+    memmove(ps->value + i, ps->value + i + 1, (ps->n - i - 1) * sizeof(*ps->value));
+    ps->n--;
+}
+
+/* Appends a new key (both arrays grown first, so a failure changes nothing). */
+static bool pairs_append(str_pairs *ps, const char *key, char *value)
+{
+    char **k = realloc(ps->key, (ps->n + 1) * sizeof(*k));
+    if (k)
+        ps->key = k;
+    char **v = k ? realloc(ps->value, (ps->n + 1) * sizeof(*v)) : NULL;
+    if (v)
+        ps->value = v;
+    char *kcopy = v ? strdup(key) : NULL;
+    if (!kcopy)
+        return false;
+    ps->key[ps->n] = kcopy;
+    ps->value[ps->n++] = value;
+    return true;
+}
+
+static unsigned char pairs_set(str_pairs *ps, const char *key, const char *value)
+{
+    if (!key)
+        return 0;
+    ptrdiff_t i = pairs_index(ps, key);
+    if (!value) {
+        if (i >= 0)
+            pairs_remove(ps, (size_t)i);
+        return 1;
+    }
+    char *copy = strdup(value);
+    if (!copy)
+        return 0;
+    if (i >= 0) {
+        free(ps->value[i]);
+        ps->value[i] = copy;
+        return 1;
+    }
+    if (!pairs_append(ps, key, copy)) {
+        free(copy);
+        return 0;
+    }
+    return 1;
+}
+
+static const char *pairs_get(const str_pairs *ps, const char *key)
+{
+    ptrdiff_t i = pairs_index(ps, key);
+    return i < 0 ? NULL : ps->value[i];
+}
+
+unsigned char strata_table_descriptor_set_value(strata_table_descriptor_t *td, const char *key,
+                                                const char *value)
+{
+    return pairs_set(&td->values, key, value);
+}
+
+const char *strata_table_descriptor_get_value(const strata_table_descriptor_t *td, const char *key)
+{
+    return pairs_get(&td->values, key);
+}
+
+size_t strata_table_descriptor_value_count(const strata_table_descriptor_t *td)
+{
+    return td->values.n;
+}
+
+const char *strata_table_descriptor_value_key(const strata_table_descriptor_t *td, size_t i)
+{
+    return i < td->values.n ? td->values.key[i] : NULL;
+}
+
+unsigned char strata_table_descriptor_set_config(strata_table_descriptor_t *td, const char *key,
+                                                 const char *value)
+{
+    return pairs_set(&td->config, key, value);
+}
+
+const char *strata_table_descriptor_get_config(const strata_table_descriptor_t *td,
+                                               const char *key)
+{
+    return pairs_get(&td->config, key);
+}
+
+size_t strata_table_descriptor_config_count(const strata_table_descriptor_t *td)
+{
+    return td->config.n;
+}
+
+const char *strata_table_descriptor_config_key(const strata_table_descriptor_t *td, size_t i)
+{
+    return i < td->config.n ? td->config.key[i] : NULL;
+}
+
 /* ---- tables ---- */
 
 strata_table_descriptor_t *strata_table_descriptor_create(const char *name)
@@ -129,6 +261,8 @@ void strata_table_descriptor_destroy(strata_table_descriptor_t *td)
     for (size_t i = 0; i < td->n_family; i++)
         family_free(td->family[i]);
     free(td->family);
+    pairs_clear(&td->values);
+    pairs_clear(&td->config);
     free(td->name);
     free(td);
 }
@@ -301,6 +435,30 @@ static int table_attrs_to_proto(const strata_table_descriptor_t *td, Strata__Adm
     return ST_OK;
 }
 
+/* A repeated NameStringPair field of ps (names checked non-empty); what names it. */
+static int pairs_to_proto(const str_pairs *ps, const char *table, const char *what,
+                          Strata__Admin__NameStringPair ***out, size_t *n)
+{
+    *out = calloc(ps->n ? ps->n : 1, sizeof(**out));
+    if (!*out)
+        return st_error(ST_NOMEM, "admin: out of memory building the schema of %s", table);
+    for (size_t i = 0; i < ps->n; i++) {
+        if (!ps->key[i][0])
+            return st_error(ST_INVALID_ARGUMENT, "table %s: a %s key is empty", table, what);
+        Strata__Admin__NameStringPair *p = calloc(1, sizeof(*p));
+        if (p)
+            strata__admin__name_string_pair__init(p);
+        if (!p || !(p->name = strdup(ps->key[i])) || !(p->value = strdup(ps->value[i]))) {
+            if (p)
+                free(p->name);
+            free(p);
+            return st_error(ST_NOMEM, "admin: out of memory building the schema of %s", table);
+        }
+        (*out)[(*n)++] = p;
+    }
+    return ST_OK;
+}
+
 int admin_descriptor_to_schema(const strata_table_descriptor_t *td,
                                Strata__Admin__TableSchema **out)
 {
@@ -326,6 +484,11 @@ int admin_descriptor_to_schema(const strata_table_descriptor_t *td,
         s->family[s->n_family++] = p;
         rc = family_to_proto(td->family[i], td->name, p);
     }
+    if (rc == ST_OK)
+        rc = pairs_to_proto(&td->values, td->name, "METADATA", &s->value, &s->n_value);
+    if (rc == ST_OK)
+        rc = pairs_to_proto(&td->config, td->name, "CONFIGURATION", &s->configuration,
+                            &s->n_configuration);
     if (rc != ST_OK) {
         admin_rpc_schema_free(s);
         return rc;
@@ -378,6 +541,15 @@ int admin_descriptor_from_schema(const Strata__Admin__TableSchema *s,
                                     (int64_t)s->memstore_flushsize);
     if (s->has_durability)
         strata_table_descriptor_set(td, STRATA_TABLE_DURABILITY, s->durability);
+    bool ok = true;
+    for (size_t i = 0; ok && i < s->n_value; i++)
+        ok = pairs_set(&td->values, s->value[i]->name, s->value[i]->value);
+    for (size_t i = 0; ok && i < s->n_configuration; i++)
+        ok = pairs_set(&td->config, s->configuration[i]->name, s->configuration[i]->value);
+    if (!ok) {
+        strata_table_descriptor_destroy(td);
+        return st_error(ST_NOMEM, "admin: out of memory reading the schema of %s", s->name);
+    }
     *out = td;
     return ST_OK;
 }

@@ -218,6 +218,18 @@ static int check_region(const char *encoded_name, const char *op)
 
 /* ---- schemas ---- */
 
+static void pairs_free(Strata__Admin__NameStringPair **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (v[i]) {
+            free(v[i]->name);
+            free(v[i]->value);
+        }
+        free(v[i]);
+    }
+    free(v);
+}
+
 void admin_rpc_schema_free(Strata__Admin__TableSchema *s)
 {
     if (!s)
@@ -228,6 +240,8 @@ void admin_rpc_schema_free(Strata__Admin__TableSchema *s)
         free(s->family[i]);
     }
     free(s->family);
+    pairs_free(s->value, s->n_value);
+    pairs_free(s->configuration, s->n_configuration);
     free(s->name);
     free(s);
 }

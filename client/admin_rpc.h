@@ -79,6 +79,8 @@ int admin_rpc_active_master(admin_rpc *a, server_name *out, uint32_t *http_port)
  * every attribute left to its default. ST_OK and *out (free with
  * admin_rpc_schema_free), ST_INVALID_ARGUMENT naming a bad name, ST_NOMEM. */
 int admin_rpc_schema_new(const char *table, const char *families, Strata__Admin__TableSchema **out);
+/* Frees a schema built field by field with malloc'ed strings (by admin_rpc_schema_new or
+ * admin_descriptor_to_schema: families, values, configuration); never an unpacked one. */
 void admin_rpc_schema_free(Strata__Admin__TableSchema *s);
 
 /* Checks a table name: "table" or "namespace:table"; the namespace of letters, digits and

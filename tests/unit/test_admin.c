@@ -6,6 +6,8 @@
  *   - descriptors: defaults, set / is set / unset, family add (replacing), find, remove,
  *     handles that stay valid, and the round trip to admin.TableSchema and back with
  *     every attribute; out-of-range values refused naming table, family and attribute;
+ *     table values and configuration entries (set, replace, remove, order, lookups, the
+ *     round trip, an empty key refused);
  *   - every call refuses bad arguments before sending (the quorum is dead, so anything
  *     sent would come back retryable instead), and a good call that is sent fails
  *     STRATA_ERR_RETRYABLE within the handle's timeout;
@@ -203,6 +205,76 @@ static void descriptor_round_trip(void **state)
 }
 
 /* Every bad request is refused at once, before anything is sent. */
+static void descriptor_values_and_config(void **state)
+{
+    (void)state;
+    strata_table_descriptor_t *td = strata_table_descriptor_create("t");
+    strata_table_descriptor_add_family(td, "f");
+    assert_int_equal(strata_table_descriptor_value_count(td), 0);
+    assert_null(strata_table_descriptor_get_value(td, STRATA_TABLE_SPLIT_POLICY));
+    assert_null(strata_table_descriptor_value_key(td, 0));
+    assert_true(strata_table_descriptor_set_value(td, STRATA_TABLE_SPLIT_POLICY,
+                                                  "ConstantSizeRegionSplitPolicy"));
+    assert_true(strata_table_descriptor_set_value(td, "a", "1"));
+    assert_true(strata_table_descriptor_set_value(td, "b", ""));
+    assert_true(strata_table_descriptor_set_value(td, STRATA_TABLE_SPLIT_POLICY,
+                                                  "KeyPrefixRegionSplitPolicy"));
+    assert_true(strata_table_descriptor_set_value(td, "a", NULL));
+    assert_true(strata_table_descriptor_set_value(td, "nosuch", NULL));
+    assert_false(strata_table_descriptor_set_value(td, NULL, "x"));
+    assert_int_equal(strata_table_descriptor_value_count(td), 2);
+    assert_string_equal(strata_table_descriptor_value_key(td, 0), "SPLIT_POLICY");
+    assert_string_equal(strata_table_descriptor_value_key(td, 1), "b");
+    assert_null(strata_table_descriptor_value_key(td, 2));
+    assert_string_equal(strata_table_descriptor_get_value(td, "SPLIT_POLICY"),
+                        "KeyPrefixRegionSplitPolicy");
+    assert_string_equal(strata_table_descriptor_get_value(td, "b"), "");
+    assert_null(strata_table_descriptor_get_value(td, "a"));
+    assert_true(strata_table_descriptor_set_config(td, "hbase.hregion.max.filesize.jitter", "0"));
+    assert_int_equal(strata_table_descriptor_config_count(td), 1);
+    assert_string_equal(strata_table_descriptor_config_key(td, 0),
+                        "hbase.hregion.max.filesize.jitter");
+    assert_null(strata_table_descriptor_get_config(td, "b"));
+    assert_null(strata_table_descriptor_config_key(td, 1));
+
+    Strata__Admin__TableSchema *s = NULL;
+    assert_int_equal(admin_descriptor_to_schema(td, &s), ST_OK);
+    assert_int_equal(s->n_value, 2);
+    assert_string_equal(s->value[0]->name, "SPLIT_POLICY");
+    assert_string_equal(s->value[0]->value, "KeyPrefixRegionSplitPolicy");
+    assert_string_equal(s->value[1]->value, "");
+    assert_int_equal(s->n_configuration, 1);
+    assert_string_equal(s->configuration[0]->value, "0");
+    /* through the wire format too */
+    size_t len = protobuf_c_message_get_packed_size(&s->base);
+    uint8_t *buf = malloc(len);
+    protobuf_c_message_pack(&s->base, buf);
+    admin_rpc_schema_free(s);
+    Strata__Admin__TableSchema *u = strata__admin__table_schema__unpack(NULL, len, buf);
+    free(buf);
+    assert_non_null(u);
+    strata_table_descriptor_t *back = NULL;
+    assert_int_equal(admin_descriptor_from_schema(u, &back), ST_OK);
+    strata__admin__table_schema__free_unpacked(u, NULL);
+    assert_int_equal(strata_table_descriptor_value_count(back), 2);
+    assert_string_equal(strata_table_descriptor_get_value(back, "SPLIT_POLICY"),
+                        "KeyPrefixRegionSplitPolicy");
+    assert_string_equal(strata_table_descriptor_value_key(back, 1), "b");
+    assert_string_equal(strata_table_descriptor_get_config(back, "hbase.hregion.max.filesize.jitter"),
+                        "0");
+    assert_true(strata_table_descriptor_set_config(back, "hbase.hregion.max.filesize.jitter",
+                                                   NULL));
+    assert_int_equal(strata_table_descriptor_config_count(back), 0);
+    strata_table_descriptor_destroy(back);
+
+    /* an empty key is refused when sent, naming the table */
+    assert_true(strata_table_descriptor_set_config(td, "", "v"));
+    assert_int_equal(admin_descriptor_to_schema(td, &s), ST_INVALID_ARGUMENT);
+    assert_null(s);
+    assert_non_null(strstr(st_errmsg(), "table t: a CONFIGURATION key is empty"));
+    strata_table_descriptor_destroy(td);
+}
+
 static void calls_refused_before_sending(void **state)
 {
     char *err = NULL;
@@ -507,6 +579,7 @@ int main(void)
         cmocka_unit_test(open_and_names),
         cmocka_unit_test(descriptor_defaults_and_edits),
         cmocka_unit_test(descriptor_round_trip),
+        cmocka_unit_test(descriptor_values_and_config),
         cmocka_unit_test(calls_refused_before_sending),
         cmocka_unit_test(region_results),
         cmocka_unit_test(name_lists),

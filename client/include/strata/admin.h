@@ -85,8 +85,8 @@ unsigned char strata_admin_check_table_name(const char *name, char **errptr);
 
 /* ---- table descriptors ----
  *
- * A descriptor is a table's name, its column families and its table attributes, built
- * here for create and modify, or returned by describe (and then editable: alter is
+ * A descriptor is a table's name, its column families, its table attributes and its
+ * string values and configuration entries, built here for create and modify, or returned by describe (and then editable: alter is
  * describe, change, modify). An attribute not set takes the server's default; "is set"
  * tells the two apart. Values are checked when the descriptor is sent: an out-of-range
  * value fails that call with STRATA_ERR_INVALID_ARGUMENT naming the table, the family and
@@ -163,6 +163,33 @@ int64_t strata_table_descriptor_get(const strata_table_descriptor_t *td, strata_
 unsigned char strata_table_descriptor_is_set(const strata_table_descriptor_t *td,
                                              strata_table_attr attr);
 void strata_table_descriptor_unset(strata_table_descriptor_t *td, strata_table_attr attr);
+
+/* Table values (HBase's TableDescriptor values, the shell's METADATA: SPLIT_POLICY,
+ * NORMALIZATION_ENABLED, a split policy's parameters such as
+ * "KeyPrefixRegionSplitPolicy.prefix_length") and configuration entries (the shell's
+ * CONFIGURATION: the table's overrides of region-server settings such as
+ * "hbase.hregion.max.filesize.jitter"); where both name a setting, the value wins. Keys
+ * and values are strings, copied. set replaces key's value, or with value NULL removes
+ * it: 1, or 0 when out of memory or key is NULL (td unchanged). get: key's value
+ * (borrowed from td until key is set again or removed, or td destroyed) or NULL. count and
+ * key i list them in the order they were first set (NULL when i is out of range). Keys
+ * and values are checked when the descriptor is sent: an empty key fails that call, and
+ * the master refuses what docs/regionserver.md ("Split policies") lists with
+ * STRATA_ERR_INVALID_ARGUMENT naming the table and the key. */
+#define STRATA_TABLE_SPLIT_POLICY "SPLIT_POLICY"                   /* a split policy's class */
+#define STRATA_TABLE_NORMALIZATION_ENABLED "NORMALIZATION_ENABLED" /* "true" or "false" */
+unsigned char strata_table_descriptor_set_value(strata_table_descriptor_t *td, const char *key,
+                                                const char *value);
+const char *strata_table_descriptor_get_value(const strata_table_descriptor_t *td,
+                                              const char *key);
+size_t strata_table_descriptor_value_count(const strata_table_descriptor_t *td);
+const char *strata_table_descriptor_value_key(const strata_table_descriptor_t *td, size_t i);
+unsigned char strata_table_descriptor_set_config(strata_table_descriptor_t *td, const char *key,
+                                                 const char *value);
+const char *strata_table_descriptor_get_config(const strata_table_descriptor_t *td,
+                                               const char *key);
+size_t strata_table_descriptor_config_count(const strata_table_descriptor_t *td);
+const char *strata_table_descriptor_config_key(const strata_table_descriptor_t *td, size_t i);
 
 /* Family attributes, the same way. */
 const char *strata_family_descriptor_name(const strata_family_descriptor_t *f);

@@ -226,8 +226,7 @@ unsigned char strata_table_descriptor_set_config(strata_table_descriptor_t *td, 
     return pairs_set(&td->config, key, value);
 }
 
-const char *strata_table_descriptor_get_config(const strata_table_descriptor_t *td,
-                                               const char *key)
+const char *strata_table_descriptor_get_config(const strata_table_descriptor_t *td, const char *key)
 {
     return pairs_get(&td->config, key);
 }

@@ -136,6 +136,16 @@ static int read_engine_options(const config *c, rs_server *s)
     return rc;
 }
 
+static int unknown_split_policy(const char *policy)
+{
+    char list[400] = "";
+    for (int k = SPLIT_POLICY_STEPPING; k <= SPLIT_POLICY_DISABLED; k++)
+        snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", k ? ", " : "",
+                 split_policy_name((split_policy_kind)k));
+    return st_error(ST_INVALID_ARGUMENT,
+                    "regionserver.split.policy = '%s' is unknown; use one of %s", policy, list);
+}
+
 /* The cluster-wide split settings (regionserver/storage/split_policy.h). */
 static int read_split_defaults(const config *c, rs_server *s)
 {
@@ -147,16 +157,13 @@ static int read_split_defaults(const config *c, rs_server *s)
     d->jitter = config_get_double(c, "regionserver.max.filesize.jitter");
     const char *policy = config_get_string(c, "regionserver.split.policy");
     if (split_policy_parse_name(policy, &d->policy) != ST_OK)
-        return st_error(ST_INVALID_ARGUMENT, "regionserver.split.policy = '%s' is unknown; use "
-                        "one of SteppingSplitPolicy, IncreasingToUpperBoundRegionSplitPolicy, "
-                        "ConstantSizeRegionSplitPolicy, KeyPrefixRegionSplitPolicy, "
-                        "DelimitedKeyPrefixRegionSplitPolicy, DisabledRegionSplitPolicy",
-                        policy);
+        return unknown_split_policy(policy);
     if (d->max_filesize == 0)
         return st_error(ST_INVALID_ARGUMENT, "regionserver.max.filesize must be > 0");
     if (!(d->jitter >= 0 && d->jitter <= SPLIT_POLICY_MAX_JITTER))
-        return st_error(ST_INVALID_ARGUMENT, "regionserver.max.filesize.jitter = %g is out of "
-                        "range 0..%g", d->jitter, SPLIT_POLICY_MAX_JITTER);
+        return st_error(ST_INVALID_ARGUMENT,
+                        "regionserver.max.filesize.jitter = %g is out of range 0..%g", d->jitter,
+                        SPLIT_POLICY_MAX_JITTER);
     return ST_OK;
 }
 

@@ -175,8 +175,8 @@ static int pairs_set(const char *table, const char *what, schema_pairs *ps, cons
         return st_error(ST_INVALID_ARGUMENT, "table '%s': %s key '%.40s' must be 1..%d bytes",
                         table, what, key ? key : "", SCHEMA_MAX_KEY_LEN);
     if (value && strlen(value) > SCHEMA_MAX_VALUE_LEN)
-        return st_error(ST_INVALID_ARGUMENT, "table '%s': %s '%s' is longer than %d bytes",
-                        table, what, key, SCHEMA_MAX_VALUE_LEN);
+        return st_error(ST_INVALID_ARGUMENT, "table '%s': %s '%s' is longer than %d bytes", table,
+                        what, key, SCHEMA_MAX_VALUE_LEN);
     ptrdiff_t i = pairs_index(ps, key);
     if (!value) {
         if (i >= 0) {
@@ -232,8 +232,8 @@ bool table_schema_normalization_enabled(const table_schema *t)
 static int validate_pairs(const char *table, const char *what, const schema_pairs *ps)
 {
     if (ps->n > SCHEMA_MAX_PAIRS)
-        return st_error(ST_INVALID_ARGUMENT, "table '%s': %zu %s entries, at most %d", table,
-                        ps->n, what, SCHEMA_MAX_PAIRS);
+        return st_error(ST_INVALID_ARGUMENT, "table '%s': %zu %s entries, at most %d", table, ps->n,
+                        what, SCHEMA_MAX_PAIRS);
     for (size_t i = 0; i < ps->n; i++) {
         const schema_pair *p = &ps->pair[i];
         size_t klen = strnlen(p->key, sizeof(p->key));

@@ -28,9 +28,9 @@
 
 #define SCHEMA_TTL_FOREVER INT64_MAX
 #define SCHEMA_MAX_FAMILIES 64
-#define SCHEMA_MAX_PAIRS 32       /* values, and configuration entries, each */
-#define SCHEMA_MAX_KEY_LEN 128    /* bytes of a value's or configuration entry's key */
-#define SCHEMA_MAX_VALUE_LEN 256  /* bytes of its value */
+#define SCHEMA_MAX_PAIRS 32      /* values, and configuration entries, each */
+#define SCHEMA_MAX_KEY_LEN 128   /* bytes of a value's or configuration entry's key */
+#define SCHEMA_MAX_VALUE_LEN 256 /* bytes of its value */
 
 /* Table values the engine knows (the split policies' own: split_policy.h). */
 #define SCHEMA_SPLIT_POLICY "SPLIT_POLICY"                   /* a split policy's class name */

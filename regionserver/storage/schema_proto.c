@@ -54,7 +54,7 @@ static int table_from_proto(const Strata__Admin__TableSchema *p, uint64_t defaul
 }
 
 int schema_from_proto(const Strata__Admin__TableSchema *p, uint64_t default_flushsize,
-                         table_schema *out)
+                      table_schema *out)
 {
     if (strlen(p->name) >= sizeof(out->name))
         return st_error(ST_INVALID_ARGUMENT, "table name of %zu bytes is too long",

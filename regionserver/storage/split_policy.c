@@ -104,17 +104,15 @@ static bool parse_jitter(const char *s, double *out)
     return true;
 }
 
-typedef int (*setting_check)(const char *table, const char *where, const char *key,
-                             const char *v);
+typedef int (*setting_check)(const char *table, const char *where, const char *key, const char *v);
 
-static int check_prefix_length(const char *table, const char *where, const char *key,
-                               const char *v)
+static int check_prefix_length(const char *table, const char *where, const char *key, const char *v)
 {
     uint64_t n;
     if (parse_positive(v, INT32_MAX, &n))
         return ST_OK;
-    return st_error(ST_INVALID_ARGUMENT, "table '%s': %s %s '%s' must be an integer 1..%d",
-                    table, where, key, v, INT32_MAX);
+    return st_error(ST_INVALID_ARGUMENT, "table '%s': %s %s '%s' must be an integer 1..%d", table,
+                    where, key, v, INT32_MAX);
 }
 
 static int check_jitter(const char *table, const char *where, const char *key, const char *v)
@@ -131,8 +129,8 @@ static int check_size(const char *table, const char *where, const char *key, con
     uint64_t n;
     if (parse_positive(v, INT64_MAX, &n))
         return ST_OK;
-    return st_error(ST_INVALID_ARGUMENT, "table '%s': %s %s '%s' must be a positive integer",
-                    table, where, key, v);
+    return st_error(ST_INVALID_ARGUMENT, "table '%s': %s %s '%s' must be a positive integer", table,
+                    where, key, v);
 }
 
 /* Checks key wherever the table gives it: its value and its configuration entry. */
@@ -256,8 +254,8 @@ static void configure_prefix(const table_schema *t, split_policy *out)
     }
 }
 
-int split_policy_configure(const table_schema *t, const split_defaults *d,
-                           const char *encoded_name, split_policy *out)
+int split_policy_configure(const table_schema *t, const split_defaults *d, const char *encoded_name,
+                           split_policy *out)
 {
     memset(out, 0, sizeof(*out));
     int rc = split_policy_validate(t);

@@ -79,10 +79,10 @@ typedef struct split_policy {
     split_policy_kind kind;
     uint64_t desired_max_filesize; /* max, jitter applied */
     uint64_t initial_size;
-    double jitter_rate;     /* (u - 0.5) * jitter: the fraction max was moved by */
-    size_t prefix_length;   /* KEY_PREFIX; 0: split points kept whole */
+    double jitter_rate;   /* (u - 0.5) * jitter: the fraction max was moved by */
+    size_t prefix_length; /* KEY_PREFIX; 0: split points kept whole */
     char delimiter[SCHEMA_MAX_VALUE_LEN + 1]; /* DELIMITED_KEY_PREFIX */
-    size_t delimiter_len;   /* 0: split points kept whole */
+    size_t delimiter_len;                     /* 0: split points kept whole */
 } split_policy;
 
 /* HBase's defaults: SteppingSplitPolicy, 10 GiB, 128 MiB, initial 0 (2 x flush), 0.25. */
@@ -105,8 +105,8 @@ int split_policy_validate(const table_schema *t);
 
 /* The policy of region encoded_name (NULL or "": no jitter) of table t under the server's
  * defaults d. ST_OK and *out, or split_policy_validate's failure (*out zeroed). */
-int split_policy_configure(const table_schema *t, const split_defaults *d,
-                           const char *encoded_name, split_policy *out);
+int split_policy_configure(const table_schema *t, const split_defaults *d, const char *encoded_name,
+                           split_policy *out);
 
 /* The size a store must exceed for a split, with table_regions_on_server regions of the
  * table on this server (UINT64_MAX for DisabledRegionSplitPolicy). */

@@ -260,10 +260,10 @@ static void descriptor_values_and_config(void **state)
     assert_string_equal(strata_table_descriptor_get_value(back, "SPLIT_POLICY"),
                         "KeyPrefixRegionSplitPolicy");
     assert_string_equal(strata_table_descriptor_value_key(back, 1), "b");
-    assert_string_equal(strata_table_descriptor_get_config(back, "hbase.hregion.max.filesize.jitter"),
-                        "0");
-    assert_true(strata_table_descriptor_set_config(back, "hbase.hregion.max.filesize.jitter",
-                                                   NULL));
+    assert_string_equal(
+        strata_table_descriptor_get_config(back, "hbase.hregion.max.filesize.jitter"), "0");
+    assert_true(
+        strata_table_descriptor_set_config(back, "hbase.hregion.max.filesize.jitter", NULL));
     assert_int_equal(strata_table_descriptor_config_count(back), 0);
     strata_table_descriptor_destroy(back);
 

@@ -106,9 +106,8 @@ static void increasing_to_upper_bound_grows_with_regions(void **state)
     assert_int_equal(split_policy_size_to_check(&p, 1000), 1000 * max);
     /* initial x n^3 past 64 bits stays max. */
     t.max_filesize = UINT64_MAX - 1;
-    assert_int_equal(table_schema_set_value(&t, SPLIT_POLICY_INITIAL_SIZE_KEY,
-                                            "9223372036854775807"),
-                     ST_OK);
+    assert_int_equal(
+        table_schema_set_value(&t, SPLIT_POLICY_INITIAL_SIZE_KEY, "9223372036854775807"), ST_OK);
     p = configured();
     assert_true(split_policy_size_to_check(&p, 2) == UINT64_MAX - 1);
     assert_true(split_policy_size_to_check(&p, 1) == INT64_MAX);
@@ -266,8 +265,7 @@ static void key_prefix_cuts_the_split_point(void **state)
     assert_int_equal(table_schema_set_value(&t, SPLIT_POLICY_PREFIX_LENGTH_KEY_OLD, "1"), ST_OK);
     assert_int_equal(configured().prefix_length, 1);
     /* Another policy leaves split points whole whatever the table says. */
-    assert_int_equal(table_schema_set_value(&t, SCHEMA_SPLIT_POLICY, "SteppingSplitPolicy"),
-                     ST_OK);
+    assert_int_equal(table_schema_set_value(&t, SCHEMA_SPLIT_POLICY, "SteppingSplitPolicy"), ST_OK);
     p = configured();
     assert_int_equal(split_policy_adjust_point(&p, (const uint8_t *)"abcd", 4), 4);
 }

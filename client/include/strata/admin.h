@@ -86,11 +86,12 @@ unsigned char strata_admin_check_table_name(const char *name, char **errptr);
 /* ---- table descriptors ----
  *
  * A descriptor is a table's name, its column families, its table attributes and its
- * string values and configuration entries, built here for create and modify, or returned by describe (and then editable: alter is
- * describe, change, modify). An attribute not set takes the server's default; "is set"
- * tells the two apart. Values are checked when the descriptor is sent: an out-of-range
- * value fails that call with STRATA_ERR_INVALID_ARGUMENT naming the table, the family and
- * the attribute. The attribute numbers are stable (never renumbered).
+ * string values and configuration entries, built here for create and modify, or returned
+ * by describe (and then editable: alter is describe, change, modify). An attribute not
+ * set takes the server's default; "is set" tells the two apart. Values are checked when
+ * the descriptor is sent: an out-of-range value fails that call with
+ * STRATA_ERR_INVALID_ARGUMENT naming the table, the family and the attribute. The
+ * attribute numbers are stable (never renumbered).
  */
 
 typedef enum strata_family_attr {
@@ -180,8 +181,7 @@ void strata_table_descriptor_unset(strata_table_descriptor_t *td, strata_table_a
 #define STRATA_TABLE_NORMALIZATION_ENABLED "NORMALIZATION_ENABLED" /* "true" or "false" */
 unsigned char strata_table_descriptor_set_value(strata_table_descriptor_t *td, const char *key,
                                                 const char *value);
-const char *strata_table_descriptor_get_value(const strata_table_descriptor_t *td,
-                                              const char *key);
+const char *strata_table_descriptor_get_value(const strata_table_descriptor_t *td, const char *key);
 size_t strata_table_descriptor_value_count(const strata_table_descriptor_t *td);
 const char *strata_table_descriptor_value_key(const strata_table_descriptor_t *td, size_t i);
 unsigned char strata_table_descriptor_set_config(strata_table_descriptor_t *td, const char *key,

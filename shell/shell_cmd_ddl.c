@@ -2,7 +2,8 @@
  * shell_cmd_ddl.c - table DDL: create, alter, describe (desc), enable, disable, drop,
  * exists, is_enabled, is_disabled, list, truncate, truncate_preserve. Arguments and
  * messages follow HBase's shell (admin.rb): enable/disable of a table already in that
- * state does nothing, drop refuses an enabled table, truncate disables first.
+ * state does nothing, drop refuses an enabled table, truncate disables first, alter's
+ * methods are delete, table_att, table_att_unset and table_conf_unset.
  *
  * Thread-safety: a session belongs to one thread.
  */
@@ -234,7 +235,7 @@ static int cmd_describe(shell_session *s, const shell_value *args)
 {
     const shell_value *t = NULL;
     shell_table_info d;
-    buf_t b = {0};
+    buf_t b = {0}, row = {0};
     char title[600];
     int rc = described(s, args, &t, &d);
     if (rc == ST_NOT_FOUND)
@@ -244,8 +245,12 @@ static int cmd_describe(shell_session *s, const shell_value *args)
     snprintf(title, sizeof(title), "Table %s is %s", t->s, strata_table_state_name(d.state));
     shell_header(s, title, NULL);
     shell_table_attrs_describe(d.td, &b);
-    snprintf(title, sizeof(title), "%s%s", t->s, b.len ? (char *)b.data : "");
-    shell_row1(s, title);
+    if (buf_append(&row, t->s, strlen(t->s)) != ST_OK ||
+        buf_append(&row, b.data, b.len + 1) != ST_OK) {
+        rc = st_error(ST_NOMEM, "out of memory");
+        goto out;
+    }
+    shell_row1(s, (char *)row.data);
     shell_header(s, "COLUMN FAMILIES DESCRIPTION", NULL);
     for (size_t i = 0; i < strata_table_descriptor_family_count(d.td); i++) {
         shell_family_describe(strata_table_descriptor_family(d.td, i), &b);
@@ -254,6 +259,7 @@ static int cmd_describe(shell_session *s, const shell_value *args)
     shell_footer(s, -1);
 out:
     buf_free(&b);
+    buf_free(&row);
     shell_table_info_clear(&d);
     return rc;
 }
@@ -497,12 +503,18 @@ static int alter_arg(shell_session *s, strata_table_descriptor_t *sc, const shel
     const shell_value *name = shell_hash_get(v, "NAME");
     if (!m && name)
         return alter_family(s, sc, v);
-    if (m &&
-        (m->kind != SHELL_V_STR || (strcmp(m->s, "delete") != 0 && strcmp(m->s, "table_att") != 0)))
+    static const char *const methods[] = {"delete", "table_att", "table_att_unset",
+                                          "table_conf_unset", NULL};
+    size_t mi = 0;
+    while (m && m->kind == SHELL_V_STR && methods[mi] && strcmp(m->s, methods[mi]) != 0)
+        mi++;
+    if (m && (m->kind != SHELL_V_STR || !methods[mi]))
         return st_error(ST_INVALID_ARGUMENT, "Unknown method: %s",
                         m->kind == SHELL_V_STR ? m->s : shell_value_type(m));
-    if (m && strcmp(m->s, "delete") == 0)
+    if (m && mi == 0)
         return alter_delete(sc, name, table);
+    if (m && mi >= 2)
+        return shell_table_attr_unset(sc, name, mi == 3);
     return alter_table_attrs(s, sc, v);
 }
 
@@ -561,11 +573,22 @@ const shell_command shell_cmds_ddl[] = {
      "  strata> alter 'ns1:t1', NAME => 'f1', METHOD => 'delete'\n"
      "  strata> alter 'ns1:t1', 'delete' => 'f1'\n"
      "\n"
-     "Table-scope attributes MAX_FILESIZE, MEMSTORE_FLUSHSIZE and DURABILITY can be\n"
-     "changed too:\n"
+     "Table-scope attributes MAX_FILESIZE, MEMSTORE_FLUSHSIZE and DURABILITY, the\n"
+     "SPLIT_POLICY and NORMALIZATION_ENABLED, and METADATA and CONFIGURATION\n"
+     "dictionaries can be changed too:\n"
      "\n"
      "  strata> alter 't1', MAX_FILESIZE => '134217728'\n"
-     "  strata> alter 't1', DURABILITY => 'ASYNC_WAL'\n"},
+     "  strata> alter 't1', DURABILITY => 'ASYNC_WAL'\n"
+     "  strata> alter 't1', SPLIT_POLICY => 'KeyPrefixRegionSplitPolicy',\n"
+     "          METADATA => {'KeyPrefixRegionSplitPolicy.prefix_length' => '4'}\n"
+     "  strata> alter 't1', CONFIGURATION => {'hbase.hregion.max.filesize.jitter' => '0'}\n"
+     "\n"
+     "Table attributes and values can be unset, configuration entries removed:\n"
+     "\n"
+     "  strata> alter 't1', METHOD => 'table_att_unset', NAME => 'MAX_FILESIZE'\n"
+     "  strata> alter 't1', METHOD => 'table_att_unset', NAME => ['SPLIT_POLICY', 'k2']\n"
+     "  strata> alter 't1', METHOD => 'table_conf_unset',\n"
+     "          NAME => 'hbase.hregion.max.filesize.jitter'\n"},
     {"create", "ddl", cmd_create,
      "Creates a table. Pass a table name, and a set of column family\n"
      "specifications (at least one), and, optionally, table configuration.\n"
@@ -592,6 +615,11 @@ const shell_command shell_cmds_ddl[] = {
      "  strata> create 't1', 'f1', SPLITS => ['10', '20', '30', '40']\n"
      "  strata> create 't1', 'f1', SPLITS_FILE => 'splits.txt'\n"
      "  strata> create 't1', 'f1', MAX_FILESIZE => 1073741824, DURABILITY => 'ASYNC_WAL'\n"
+     "  strata> create 't1', 'f1', SPLIT_POLICY => 'ConstantSizeRegionSplitPolicy'\n"
+     "  strata> create 't1', 'f1', SPLIT_POLICY => 'DelimitedKeyPrefixRegionSplitPolicy',\n"
+     "          METADATA => {'DelimitedKeyPrefixRegionSplitPolicy.delimiter' => '|'}\n"
+     "  strata> create 't1', 'f1', NORMALIZATION_ENABLED => true,\n"
+     "          CONFIGURATION => {'hbase.hregion.max.filesize.jitter' => '0'}\n"
      "  strata> # Optionally pre-split the table into NUMREGIONS, using\n"
      "  strata> # SPLITALGO (\"HexStringSplit\" or \"UniformSplit\")\n"
      "  strata> create 't1', 'f1', {NUMREGIONS => 15, SPLITALGO => 'HexStringSplit'}\n"

@@ -150,12 +150,17 @@ int shell_regex(const char *pattern, regex_t *re);
 /* Applies a family dictionary (NAME and METHOD skipped); unknown keys are reported on
  * s->out as HBase does ("Unknown argument ignored for column family f: X"). */
 int shell_family_apply(shell_session *s, strata_family_descriptor_t *f, const shell_value *spec);
-/* One table attribute (MAX_FILESIZE, MEMSTORE_FLUSHSIZE, DURABILITY); *known false for
- * any other key. */
+/* One table option: an attribute (MAX_FILESIZE, MEMSTORE_FLUSHSIZE, DURABILITY), a value
+ * (SPLIT_POLICY, NORMALIZATION_ENABLED), METADATA => {...} or CONFIGURATION => {...} (a nil
+ * value removes its key); *known false for any other key. */
 int shell_table_attr(strata_table_descriptor_t *t, const char *key, const shell_value *v,
                      bool *known);
-/* "{NAME => 'f', VERSIONS => '1', ...}" / ", {TABLE_ATTRIBUTES => {...}}" or "" into b
- * (NUL-terminated). */
+/* alter's table_att_unset (config false: a value, or an attribute such as MAX_FILESIZE)
+ * and table_conf_unset (config true) of NAME, a String or an Array of Strings; "Could
+ * not find attribute: K" / "Could not find configuration: K" when one is not set. */
+int shell_table_attr_unset(strata_table_descriptor_t *t, const shell_value *name, bool config);
+/* "{NAME => 'f', VERSIONS => '1', ...}" / ", {TABLE_ATTRIBUTES => {..., METADATA =>
+ * {...}}, CONFIGURATION => {...}}" or "" into b (NUL-terminated). */
 void shell_family_describe(const strata_family_descriptor_t *f, buf_t *b);
 void shell_table_attrs_describe(const strata_table_descriptor_t *t, buf_t *b);
 

@@ -1,9 +1,13 @@
 /*
  * shell_schema.c - table and column-family descriptors for create, alter and describe:
  * HBase's family dictionaries ({NAME => 'f', VERSIONS => 3, TTL => 86400, BLOOMFILTER =>
- * 'ROW', COMPRESSION => 'ZSTD', ...}) and table attributes (MAX_FILESIZE,
- * MEMSTORE_FLUSHSIZE, DURABILITY) onto strata/admin.h's descriptors, and back into
- * describe's text. Alter edits the descriptor describe returned in place.
+ * 'ROW', COMPRESSION => 'ZSTD', ...}), table attributes (MAX_FILESIZE,
+ * MEMSTORE_FLUSHSIZE, DURABILITY), table values (SPLIT_POLICY, NORMALIZATION_ENABLED,
+ * METADATA => {...}) and configuration (CONFIGURATION => {...}) onto strata/admin.h's
+ * descriptors, and back into describe's text: HBase's TableDescriptor layout, the
+ * attributes, then the values under METADATA (SPLIT_POLICY and NORMALIZATION_ENABLED are
+ * values there, as in HBase 2), each sorted by key, and the configuration after them as
+ * HBase 1 printed it. Alter edits the descriptor describe returned in place.
  *
  * Thread-safety: reentrant.
  */
@@ -135,23 +139,141 @@ int shell_family_apply(shell_session *s, strata_family_descriptor_t *f, const sh
     return ST_OK;
 }
 
+/* MAX_FILESIZE or MEMSTORE_FLUSHSIZE: a positive integer. */
+static int set_size(strata_table_descriptor_t *t, strata_table_attr attr, const char *key,
+                    const shell_value *v)
+{
+    int64_t n = 0;
+    int rc = positive(v, key, 1, &n);
+    if (rc == ST_OK)
+        strata_table_descriptor_set(t, attr, n);
+    return rc;
+}
+
+static int set_durability(strata_table_descriptor_t *t, const shell_value *v)
+{
+    uint32_t code = 0;
+    int rc = pick(v, "Durability", DURABILITIES, 5, &code);
+    if (rc == ST_OK)
+        strata_table_descriptor_set(t, STRATA_TABLE_DURABILITY, code); /* USE_DEFAULT unsets */
+    return rc;
+}
+
+static int nomem_unless(unsigned char ok)
+{
+    return ok ? ST_OK : st_error(ST_NOMEM, "out of memory");
+}
+
+/* SPLIT_POLICY: a class name, kept as given (the master checks it). */
+static int set_split_policy(strata_table_descriptor_t *t, const shell_value *v)
+{
+    if (v->kind != SHELL_V_STR || strlen(v->s) != v->len)
+        return st_error(ST_INVALID_ARGUMENT, "SPLIT_POLICY must be a String (a class name)");
+    return nomem_unless(strata_table_descriptor_set_value(t, STRATA_TABLE_SPLIT_POLICY, v->s));
+}
+
+/* NORMALIZATION_ENABLED: true or false, kept as the value 'true' / 'false' as HBase does. */
+static int set_normalization(strata_table_descriptor_t *t, const shell_value *v)
+{
+    bool b = false;
+    int rc = shell_bool_value(v, "NORMALIZATION_ENABLED", &b);
+    if (rc == ST_OK)
+        rc = nomem_unless(strata_table_descriptor_set_value(t, STRATA_TABLE_NORMALIZATION_ENABLED,
+                                                            b ? "true" : "false"));
+    return rc;
+}
+
+typedef unsigned char (*pair_setter)(strata_table_descriptor_t *t, const char *key,
+                                     const char *value);
+
+/* Ruby's to_s of a scalar without NUL bytes into b; what names it. */
+static int text_of(const shell_value *v, const char *what, buf_t *b)
+{
+    int rc = shell_to_s(v, what, b);
+    if (rc == ST_OK && strlen((char *)b->data) != b->len)
+        rc = st_error(ST_INVALID_ARGUMENT, "%s must not hold a NUL byte", what);
+    return rc;
+}
+
+/* METADATA => {k => v, ...} or CONFIGURATION => {...}: each pair set (a nil value
+ * removes the key). */
+static int set_pairs(strata_table_descriptor_t *t, const char *what, const shell_value *h,
+                     pair_setter set)
+{
+    if (h->kind != SHELL_V_HASH)
+        return st_error(ST_INVALID_ARGUMENT, "%s must be a Hash type", what);
+    char kwhat[64], vwhat[64];
+    snprintf(kwhat, sizeof(kwhat), "A %s key", what);
+    snprintf(vwhat, sizeof(vwhat), "A %s value", what);
+    buf_t k = {0}, v = {0};
+    int rc = ST_OK;
+    for (size_t i = 0; rc == ST_OK && i < h->n; i++) {
+        const shell_value *val = shell_hash_val(h, i);
+        rc = text_of(shell_hash_key(h, i), kwhat, &k);
+        if (rc == ST_OK && val->kind != SHELL_V_NIL)
+            rc = text_of(val, vwhat, &v);
+        if (rc == ST_OK)
+            rc = nomem_unless(
+                set(t, (char *)k.data, val->kind == SHELL_V_NIL ? NULL : (char *)v.data));
+    }
+    buf_free(&k);
+    buf_free(&v);
+    return rc;
+}
+
 int shell_table_attr(strata_table_descriptor_t *t, const char *key, const shell_value *v,
                      bool *known)
 {
-    int64_t n = 0;
-    uint32_t code = 0;
-    int rc = ST_OK;
     *known = true;
-    if (strcmp(key, "MAX_FILESIZE") == 0 && (rc = positive(v, key, 1, &n)) == ST_OK)
-        strata_table_descriptor_set(t, STRATA_TABLE_MAX_FILESIZE, n);
-    else if (strcmp(key, "MEMSTORE_FLUSHSIZE") == 0 && (rc = positive(v, key, 1, &n)) == ST_OK)
-        strata_table_descriptor_set(t, STRATA_TABLE_MEMSTORE_FLUSHSIZE, n);
-    else if (strcmp(key, "DURABILITY") == 0 &&
-             (rc = pick(v, "Durability", DURABILITIES, 5, &code)) == ST_OK)
-        strata_table_descriptor_set(t, STRATA_TABLE_DURABILITY, code); /* USE_DEFAULT unsets */
-    else if (strcmp(key, "MAX_FILESIZE") && strcmp(key, "MEMSTORE_FLUSHSIZE") &&
-             strcmp(key, "DURABILITY"))
-        *known = false;
+    if (strcmp(key, "MAX_FILESIZE") == 0)
+        return set_size(t, STRATA_TABLE_MAX_FILESIZE, key, v);
+    if (strcmp(key, "MEMSTORE_FLUSHSIZE") == 0)
+        return set_size(t, STRATA_TABLE_MEMSTORE_FLUSHSIZE, key, v);
+    if (strcmp(key, "DURABILITY") == 0)
+        return set_durability(t, v);
+    if (strcmp(key, "SPLIT_POLICY") == 0)
+        return set_split_policy(t, v);
+    if (strcmp(key, "NORMALIZATION_ENABLED") == 0)
+        return set_normalization(t, v);
+    if (strcmp(key, "METADATA") == 0)
+        return set_pairs(t, key, v, strata_table_descriptor_set_value);
+    if (strcmp(key, "CONFIGURATION") == 0)
+        return set_pairs(t, key, v, strata_table_descriptor_set_config);
+    *known = false;
+    return ST_OK;
+}
+
+/* Unsets one table attribute or value (config false) or configuration entry (true). */
+static int unset_one(strata_table_descriptor_t *t, const shell_value *name, bool config)
+{
+    static const char *const attrs[] = {"MAX_FILESIZE", "MEMSTORE_FLUSHSIZE", "DURABILITY"};
+    if (name->kind != SHELL_V_STR || strlen(name->s) != name->len)
+        return st_error(ST_INVALID_ARGUMENT, "NAME must be a String or an Array of Strings");
+    for (size_t a = 0; !config && a < sizeof(attrs) / sizeof(attrs[0]); a++)
+        if (strcmp(name->s, attrs[a]) == 0) {
+            if (!strata_table_descriptor_is_set(t, (strata_table_attr)a))
+                break;
+            strata_table_descriptor_unset(t, (strata_table_attr)a);
+            return ST_OK;
+        }
+    if (config ? !strata_table_descriptor_get_config(t, name->s)
+               : !strata_table_descriptor_get_value(t, name->s))
+        return st_error(ST_INVALID_ARGUMENT, "Could not find %s: %s",
+                        config ? "configuration" : "attribute", name->s);
+    return nomem_unless(config ? strata_table_descriptor_set_config(t, name->s, NULL)
+                               : strata_table_descriptor_set_value(t, name->s, NULL));
+}
+
+int shell_table_attr_unset(strata_table_descriptor_t *t, const shell_value *name, bool config)
+{
+    if (!name)
+        return st_error(ST_INVALID_ARGUMENT, "NAME parameter missing for %s method",
+                        config ? "table_conf_unset" : "table_att_unset");
+    if (name->kind != SHELL_V_ARRAY)
+        return unset_one(t, name, config);
+    int rc = ST_OK;
+    for (size_t i = 0; rc == ST_OK && i < name->n; i++)
+        rc = unset_one(t, &name->items[i], config);
     return rc;
 }
 
@@ -196,33 +318,102 @@ void shell_family_describe(const strata_family_descriptor_t *f, buf_t *b)
     b->len--;
 }
 
-void shell_table_attrs_describe(const strata_table_descriptor_t *t, buf_t *b)
+static void append_str(buf_t *b, const char *text)
+{
+    buf_append(b, text, strlen(text));
+}
+
+/* KEY => 'value' (an attribute), after ", " unless it is the first. */
+static void describe_attr(buf_t *b, bool *first, const char *key, const char *val)
+{
+    append_str(b, *first ? "" : ", ");
+    *first = false;
+    append_str(b, key);
+    append_str(b, " => '");
+    append_str(b, val);
+    append_str(b, "'");
+}
+
+typedef const char *(*pair_key_fn)(const strata_table_descriptor_t *t, size_t i);
+typedef const char *(*pair_get_fn)(const strata_table_descriptor_t *t, const char *key);
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* TITLE => {'k' => 'v', ...}: n pairs sorted by key, values as Bytes.toStringBinary. */
+static void describe_pairs(buf_t *b, const strata_table_descriptor_t *t, const char *title,
+                           size_t n, pair_key_fn key, pair_get_fn get)
+{
+    const char **keys = calloc(n ? n : 1, sizeof(*keys));
+    if (!keys)
+        return;
+    for (size_t i = 0; i < n; i++)
+        keys[i] = key(t, i);
+    qsort(keys, n, sizeof(*keys), by_key);
+    append_str(b, title);
+    append_str(b, " => {");
+    for (size_t i = 0; i < n; i++) {
+        const char *v = get(t, keys[i]);
+        append_str(b, i ? ", '" : "'");
+        append_str(b, keys[i]);
+        append_str(b, "' => '");
+        shell_escape_binary(b, v, strlen(v));
+        append_str(b, "'");
+    }
+    append_str(b, "}");
+    free(keys);
+}
+
+/* The set attributes, in HBase's (sorted) order. */
+static void describe_table_attrs(const strata_table_descriptor_t *t, buf_t *b, bool *first)
 {
     char num[64];
-    bool durability = strata_table_descriptor_is_set(t, STRATA_TABLE_DURABILITY);
-    bool max_filesize = strata_table_descriptor_is_set(t, STRATA_TABLE_MAX_FILESIZE);
-    bool flushsize = strata_table_descriptor_is_set(t, STRATA_TABLE_MEMSTORE_FLUSHSIZE);
-    buf_reset(b);
-    if (!durability && !max_filesize && !flushsize) {
-        buf_append_u8(b, '\0');
-        b->len = 0;
-        return;
-    }
-    buf_append(b, ", {TABLE_ATTRIBUTES => {", 24);
     int64_t d = strata_table_descriptor_get(t, STRATA_TABLE_DURABILITY);
-    if (durability && d >= 0 && d < 5)
-        attr(b, "DURABILITY", DURABILITIES[d]);
-    if (max_filesize) {
+    if (strata_table_descriptor_is_set(t, STRATA_TABLE_DURABILITY) && d >= 0 && d < 5)
+        describe_attr(b, first, "DURABILITY", DURABILITIES[d]);
+    if (strata_table_descriptor_is_set(t, STRATA_TABLE_MAX_FILESIZE)) {
         snprintf(num, sizeof(num), "%llu",
                  (unsigned long long)strata_table_descriptor_get(t, STRATA_TABLE_MAX_FILESIZE));
-        attr(b, "MAX_FILESIZE", num);
+        describe_attr(b, first, "MAX_FILESIZE", num);
     }
-    if (flushsize) {
+    if (strata_table_descriptor_is_set(t, STRATA_TABLE_MEMSTORE_FLUSHSIZE)) {
         snprintf(
             num, sizeof(num), "%llu",
             (unsigned long long)strata_table_descriptor_get(t, STRATA_TABLE_MEMSTORE_FLUSHSIZE));
-        attr(b, "MEMSTORE_FLUSHSIZE", num);
+        describe_attr(b, first, "MEMSTORE_FLUSHSIZE", num);
     }
-    buf_append(b, "}}", 3);
+}
+
+void shell_table_attrs_describe(const strata_table_descriptor_t *t, buf_t *b)
+{
+    bool attrs = strata_table_descriptor_is_set(t, STRATA_TABLE_DURABILITY) ||
+                 strata_table_descriptor_is_set(t, STRATA_TABLE_MAX_FILESIZE) ||
+                 strata_table_descriptor_is_set(t, STRATA_TABLE_MEMSTORE_FLUSHSIZE);
+    size_t nvalues = strata_table_descriptor_value_count(t);
+    size_t nconfig = strata_table_descriptor_config_count(t);
+    buf_reset(b);
+    if (attrs || nvalues || nconfig)
+        append_str(b, ", {");
+    if (attrs || nvalues) {
+        bool first = true;
+        append_str(b, "TABLE_ATTRIBUTES => {");
+        describe_table_attrs(t, b, &first);
+        if (nvalues) {
+            append_str(b, first ? "" : ", ");
+            describe_pairs(b, t, "METADATA", nvalues, strata_table_descriptor_value_key,
+                           strata_table_descriptor_get_value);
+        }
+        append_str(b, "}");
+    }
+    if (nconfig) {
+        append_str(b, attrs || nvalues ? ", " : "");
+        describe_pairs(b, t, "CONFIGURATION", nconfig, strata_table_descriptor_config_key,
+                       strata_table_descriptor_get_config);
+    }
+    if (attrs || nvalues || nconfig)
+        append_str(b, "}");
+    buf_append_u8(b, '\0');
     b->len--;
 }

@@ -15,7 +15,11 @@
  *     HBase's filter language, count, incr/get_counter (8-byte big-endian), append,
  *     delete/deleteall;
  *   - alter (add, change, delete by both syntaxes, an unknown family is an error, table
- *     attributes), disable/enable/drop, truncate and truncate_preserve, data commands on a
+ *     attributes), split policies and table values: create and alter with SPLIT_POLICY,
+ *     NORMALIZATION_ENABLED, METADATA and CONFIGURATION, table_att_unset and
+ *     table_conf_unset, describe in HBase's TABLE_ATTRIBUTES / METADATA / CONFIGURATION
+ *     layout, bad policies and parameters refused with one error and nothing changed,
+ *     disable/enable/drop, truncate and truncate_preserve, data commands on a
  *     disabled table failing at once;
  *   - tools: flush, compact, major_compact, list_regions, locate_region, move (checked by
  *     locate_region), unassign/assign, status summary/simple/detailed;
@@ -586,6 +590,105 @@ static void test_alter_state_truncate(void **state)
     expect_fail("truncate 'tr'\n", "Unknown table tr!");
 }
 
+/* ---- split policies, table values and configuration ---- */
+
+#define SP_FAMILY                                                                                  \
+    "COLUMN FAMILIES DESCRIPTION\n"                                                                \
+    "{NAME => 'f', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', TTL => 'FOREVER', "             \
+    "MIN_VERSIONS => '0', BLOOMFILTER => 'ROW', COMPRESSION => 'NONE', BLOCKSIZE => '65536'}\n"    \
+    "1 row(s)\nTook X seconds\n"
+#define SP_ALTERED                                                                                 \
+    "Updating all regions with the new schema...\n1/1 regions updated.\nDone.\nTook X seconds\n"
+
+static void test_split_policy_and_table_values(void **state)
+{
+    (void)state;
+    expect("create 'sp', 'f', SPLIT_POLICY => 'ConstantSizeRegionSplitPolicy', MAX_FILESIZE => "
+           "1048576, NORMALIZATION_ENABLED => true, METADATA => "
+           "{'KeyPrefixRegionSplitPolicy.prefix_length' => 3, 'owner.note' => 'a\\x01b'}, "
+           "CONFIGURATION => {'hbase.hregion.max.filesize.jitter' => '0'}\n"
+           "describe 'sp'\n",
+           "Created table sp\nTook X seconds\n"
+           "Table sp is ENABLED\n"
+           "sp, {TABLE_ATTRIBUTES => {MAX_FILESIZE => '1048576', METADATA => "
+           "{'KeyPrefixRegionSplitPolicy.prefix_length' => '3', 'NORMALIZATION_ENABLED' => "
+           "'true', 'SPLIT_POLICY' => 'ConstantSizeRegionSplitPolicy', 'owner.note' => "
+           "'a\\x5Cx01b'}}, CONFIGURATION => {'hbase.hregion.max.filesize.jitter' => "
+           "'0'}}\n" SP_FAMILY);
+    expect("alter 'sp', SPLIT_POLICY => "
+           "'org.apache.hadoop.hbase.regionserver.KeyPrefixRegionSplitPolicy', METADATA => "
+           "{'KeyPrefixRegionSplitPolicy.prefix_length' => '2'}\n"
+           "alter 'sp', METHOD => 'table_att_unset', NAME => ['NORMALIZATION_ENABLED', "
+           "'owner.note', 'MAX_FILESIZE']\n"
+           "alter 'sp', METHOD => 'table_conf_unset', NAME => 'hbase.hregion.max.filesize.jitter'\n"
+           "alter 'sp', CONFIGURATION => {'hbase.increasing.policy.initial.size' => 1000000}\n"
+           "describe 'sp'\n",
+           SP_ALTERED SP_ALTERED SP_ALTERED SP_ALTERED
+           "Table sp is ENABLED\n"
+           "sp, {TABLE_ATTRIBUTES => {METADATA => {'KeyPrefixRegionSplitPolicy.prefix_length' => "
+           "'2', 'SPLIT_POLICY' => "
+           "'org.apache.hadoop.hbase.regionserver.KeyPrefixRegionSplitPolicy'}}, CONFIGURATION => "
+           "{'hbase.increasing.policy.initial.size' => '1000000'}}\n" SP_FAMILY);
+    /* Only configuration: no TABLE_ATTRIBUTES; nothing left: the bare name. */
+    expect(
+        "alter 'sp', METHOD => 'table_att_unset', NAME => ['SPLIT_POLICY', "
+        "'KeyPrefixRegionSplitPolicy.prefix_length']\n"
+        "describe 'sp'\n"
+        "alter 'sp', METHOD => 'table_conf_unset', NAME => "
+        "['hbase.increasing.policy.initial.size']\n"
+        "describe 'sp'\n",
+        SP_ALTERED
+        "Table sp is ENABLED\n"
+        "sp, {CONFIGURATION => {'hbase.increasing.policy.initial.size' => '1000000'}}\n" SP_FAMILY
+            SP_ALTERED "Table sp is ENABLED\nsp\n" SP_FAMILY);
+
+    /* Refused with one error line, nothing created. */
+    expect_fail("create 'bad', 'f', SPLIT_POLICY => 'NoSuchSplitPolicy'\n",
+                "table 'default:bad': unknown SPLIT_POLICY 'NoSuchSplitPolicy'; use one of "
+                "SteppingSplitPolicy, IncreasingToUpperBoundRegionSplitPolicy");
+    expect_fail("create 'bad', 'f', METADATA => {'KeyPrefixRegionSplitPolicy.prefix_length' => "
+                "'abc'}\n",
+                "METADATA KeyPrefixRegionSplitPolicy.prefix_length 'abc' must be an integer");
+    expect_fail("create 'bad', 'f', SPLIT_POLICY => 'KeyPrefixRegionSplitPolicy', METADATA => "
+                "{'KeyPrefixRegionSplitPolicy.prefix_length' => -3}\n",
+                "prefix_length '-3'");
+    expect_fail("create 'bad', 'f', SPLIT_POLICY => 'DelimitedKeyPrefixRegionSplitPolicy'\n",
+                "needs a non-empty DelimitedKeyPrefixRegionSplitPolicy.delimiter");
+    expect_fail("create 'bad', 'f', CONFIGURATION => {'hbase.hregion.max.filesize.jitter' => "
+                "'lots'}\n",
+                "CONFIGURATION hbase.hregion.max.filesize.jitter 'lots' must be a number 0..1");
+    expect_fail("create 'bad', 'f', NORMALIZATION_ENABLED => 'maybe'\n",
+                "NORMALIZATION_ENABLED must be true or false");
+    expect_fail("create 'bad', 'f', METADATA => {'NORMALIZATION_ENABLED' => 'maybe'}\n",
+                "NORMALIZATION_ENABLED 'maybe' must be true or false");
+    expect_fail("create 'bad', 'f', METADATA => 'x'\n", "METADATA must be a Hash type");
+    expect_fail("create 'bad', 'f', SPLIT_POLICY => 3\n", "SPLIT_POLICY must be a String");
+    expect("exists 'bad'\n", "Table bad does not exist\nTook X seconds\n");
+
+    /* A bad alter changes nothing. */
+    expect("alter 'sp', SPLIT_POLICY => 'DelimitedKeyPrefixRegionSplitPolicy', METADATA => "
+           "{'DelimitedKeyPrefixRegionSplitPolicy.delimiter' => ','}\n",
+           SP_ALTERED);
+    expect_fail("alter 'sp', SPLIT_POLICY => 'Bogus'\n", "unknown SPLIT_POLICY 'Bogus'");
+    expect_fail("alter 'sp', METADATA => {'DelimitedKeyPrefixRegionSplitPolicy.delimiter' => ''}\n",
+                "needs a non-empty DelimitedKeyPrefixRegionSplitPolicy.delimiter");
+    expect_fail("alter 'sp', METHOD => 'table_att_unset', NAME => "
+                "'DelimitedKeyPrefixRegionSplitPolicy.delimiter'\n",
+                "needs a non-empty");
+    expect_fail("alter 'sp', CONFIGURATION => {'hbase.hregion.max.filesize.jitter' => '5'}\n",
+                "hbase.hregion.max.filesize.jitter '5' must be a number 0..1");
+    expect_fail("alter 'sp', METHOD => 'table_att_unset', NAME => 'NOPE'\n",
+                "Could not find attribute: NOPE");
+    expect_fail("alter 'sp', METHOD => 'table_conf_unset', NAME => 'NOPE'\n",
+                "Could not find configuration: NOPE");
+    expect_fail("alter 'sp', METHOD => 'table_att_unset'\n",
+                "NAME parameter missing for table_att_unset method");
+    expect("describe 'sp'\n",
+           "Table sp is ENABLED\n"
+           "sp, {TABLE_ATTRIBUTES => {METADATA => {'DelimitedKeyPrefixRegionSplitPolicy.delimiter' "
+           "=> ',', 'SPLIT_POLICY' => 'DelimitedKeyPrefixRegionSplitPolicy'}}}\n" SP_FAMILY);
+}
+
 /* ---- tools ---- */
 
 /* The encoded name of the region of table holding row, and its host:port. */
@@ -890,6 +993,7 @@ int main(void)
         cmocka_unit_test(test_scan_options_and_filters),
         cmocka_unit_test(test_counters_append_delete_count),
         cmocka_unit_test(test_alter_state_truncate),
+        cmocka_unit_test(test_split_policy_and_table_values),
         cmocka_unit_test(test_admin_tools_and_status),
         cmocka_unit_test(test_errors_exit_codes_and_modes),
         cmocka_unit_test(test_unreachable_and_settings),

@@ -2,9 +2,11 @@
  * test_admin_api.c - the public admin API (strata/admin.h) and the data API's error codes
  * against a local cluster of 1 master and 2 region servers (tests/support/cluster.h),
  * through the public headers only:
- *   - a table's life: namespace, create with attributes and split keys, describe (every
- *     attribute back, state, regions), exists, list, regions and locate, data through
- *     strata.h, flush and compact, modify (alter), enable/disable, truncate keeping the
+ *   - a table's life: namespace, create with attributes, values, configuration and split
+ *     keys, describe (every attribute, value and configuration entry back, state,
+ *     regions), exists, list, regions and locate, data through
+ *     strata.h, flush and compact, modify (alter; a bad split policy refused),
+ *     enable/disable, truncate keeping the
  *     splits, drop; a presplit create;
  *   - regions and status: move to the other server (the region list follows), unassign
  *     and assign, the active master, the cluster status with both servers and their loads;
@@ -96,6 +98,10 @@ static void table_life(void **state)
     strata_table_descriptor_add_family(td, "data");
     strata_table_descriptor_set(td, STRATA_TABLE_DURABILITY, STRATA_DURABILITY_ASYNC_WAL);
     strata_table_descriptor_set(td, STRATA_TABLE_MAX_FILESIZE, 1073741824);
+    assert_true(strata_table_descriptor_set_value(td, STRATA_TABLE_SPLIT_POLICY,
+                                                  "ConstantSizeRegionSplitPolicy"));
+    assert_true(strata_table_descriptor_set_value(td, STRATA_TABLE_NORMALIZATION_ENABLED, "true"));
+    assert_true(strata_table_descriptor_set_config(td, "hbase.hregion.max.filesize.jitter", "0"));
     const char *splits[] = {"g", "n"};
     const size_t lens[] = {1, 1};
     strata_admin_create_table(admin, td, splits, lens, 2, &err);
@@ -128,6 +134,13 @@ static void table_life(void **state)
                      STRATA_DURABILITY_ASYNC_WAL);
     assert_int_equal(strata_table_descriptor_get(td, STRATA_TABLE_MAX_FILESIZE), 1073741824);
     assert_false(strata_table_descriptor_is_set(td, STRATA_TABLE_MEMSTORE_FLUSHSIZE));
+    assert_int_equal(strata_table_descriptor_value_count(td), 2);
+    assert_string_equal(strata_table_descriptor_get_value(td, STRATA_TABLE_SPLIT_POLICY),
+                        "ConstantSizeRegionSplitPolicy");
+    assert_string_equal(strata_table_descriptor_get_value(td, "NORMALIZATION_ENABLED"), "true");
+    assert_int_equal(strata_table_descriptor_config_count(td), 1);
+    assert_string_equal(strata_table_descriptor_config_key(td, 0),
+                        "hbase.hregion.max.filesize.jitter");
 
     assert_int_equal(strata_admin_table_exists(admin, "app:users", &err), 1);
     OK(err);
@@ -176,7 +189,11 @@ static void table_life(void **state)
     OK(err);
     strata_region_list_destroy(rl);
 
-    /* alter: a new family, a changed attribute */
+    /* alter: a bad split policy is refused; a new family, a changed attribute */
+    strata_table_descriptor_set_value(td, STRATA_TABLE_SPLIT_POLICY, "NoSuchSplitPolicy");
+    strata_admin_modify_table(admin, td, &err);
+    expect_code(&err, STRATA_ERR_INVALID_ARGUMENT, "SPLIT_POLICY 'NoSuchSplitPolicy'");
+    strata_table_descriptor_set_value(td, STRATA_TABLE_SPLIT_POLICY, "SteppingSplitPolicy");
     strata_table_descriptor_add_family(td, "extra");
     strata_family_descriptor_set(strata_table_descriptor_find_family(td, "info"),
                                  STRATA_FAMILY_VERSIONS, 5);
@@ -189,6 +206,8 @@ static void table_life(void **state)
     assert_int_equal(strata_family_descriptor_get(strata_table_descriptor_find_family(td, "info"),
                                                   STRATA_FAMILY_VERSIONS),
                      5);
+    assert_string_equal(strata_table_descriptor_get_value(td, STRATA_TABLE_SPLIT_POLICY),
+                        "SteppingSplitPolicy");
     strata_table_descriptor_destroy(td);
     put_cell("app:users", "a", "extra", "v", &err);
     OK(err);

@@ -154,9 +154,13 @@ static int compact_stores(region *r, bool major, bool wait, size_t *done)
         bool did = false;
         int rc;
         do {
-            while (wait && store_compacting(r->stores[i]))
-                clock_sleep_ms(5);
-            rc = store_compact(r->stores[i], &p, major, clock_now_ms(), &did);
+            /* A background compaction starting between the wait and store_compact makes
+             * it select nothing: wait for that one too, and try again. */
+            do {
+                while (wait && store_compacting(r->stores[i]))
+                    clock_sleep_ms(5);
+                rc = store_compact(r->stores[i], &p, major, clock_now_ms(), &did);
+            } while (wait && rc == ST_OK && !did && store_compacting(r->stores[i]));
             if (did) {
                 atomic_fetch_add(&r->compactions, 1);
                 (*done)++;

@@ -502,7 +502,8 @@ static size_t select_inputs(store *s, const compaction_policy *p, bool *major, s
     return count;
 }
 
-/* Replaces the inputs by out (NULL if everything was dropped) under the mutex. */
+/* Replaces the inputs by out (NULL if everything was dropped) under the mutex; the
+ * compaction stays marked running until its inputs are unlinked (end_compaction). */
 static void install_compaction(store *s, storefile **in, size_t n, storefile *out)
 {
     pthread_mutex_lock(&s->mu);
@@ -521,7 +522,6 @@ static void install_compaction(store *s, storefile **in, size_t n, storefile *ou
         s->files[s->nfiles++] = out; /* fits: at least one input left */
     if (s->nfiles > 1)
         qsort(s->files, s->nfiles, sizeof(*s->files), cmp_file_age);
-    s->compacting = false;
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -594,6 +594,9 @@ int store_compact(store *s, const compaction_policy *p, bool major, int64_t now_
         for (size_t i = 0; i < n; i++)
             if (fio_unlink(storefile_path(in[i])) != ST_OK)
                 storefile_mark_deleted(in[i]);
+        /* Only now: whoever waits for the compaction (a requested one, the janitor's
+         * question after it) finds the inputs' names gone. */
+        end_compaction(s);
         *did = true;
         LOG_DEBUG("store %s: %s compaction of %zu files done", s->dir, major ? "major" : "minor",
                   n);

@@ -150,7 +150,7 @@ static bool has_tmp_suffix(const char *name)
  * as a temp file. */
 static bool parent_ok(const char *parent)
 {
-    return strcmp(parent, TMP_SUFFIX + 1) != 0 && !has_tmp_suffix(parent) &&
+    return strcmp(parent, "tmp") != 0 && !has_tmp_suffix(parent) &&
            layout_name_part_ok(parent);
 }
 

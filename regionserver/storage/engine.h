@@ -12,11 +12,14 @@
 #ifndef STRATA_REGIONSERVER_ENGINE_H
 #define STRATA_REGIONSERVER_ENGINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "regionserver/storage/blockcache.h"
 #include "regionserver/storage/wal.h"
+
+struct region; /* region.h */
 
 typedef struct engine_options {
     const char *root_dir;           /* required */
@@ -33,6 +36,16 @@ typedef struct engine_options {
     int compaction_max_files;       /* default 10 */
     double compaction_ratio;        /* default 1.2 */
     uint64_t compaction_min_size;   /* files below it are always eligible; default 128 MiB */
+    /* Called after each flush of a region that wrote store files and after each run of
+     * compactions of a region (compaction true) that completed at least one, whether
+     * started in the background or by region_flush/region_compact; not for the flushes
+     * inside region_open and region_close, nor once the region is closing. It runs on
+     * the thread that did the work, outside every lock, while the region is held, so it
+     * may read the region (stats, region_best_split_row, region_has_references) but must
+     * not close it or wait for its flushes or compactions; it should be quick (queue a
+     * split check, say). NULL (the default): none. */
+    void (*after_maint)(void *arg, struct region *r, bool compaction);
+    void *after_maint_arg;
 } engine_options;
 
 typedef struct engine engine;

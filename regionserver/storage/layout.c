@@ -23,6 +23,23 @@ static char *fmt_path(const char *fmt, ...)
     return s;
 }
 
+static bool name_char_ok(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '.' || c == '-';
+}
+
+bool layout_name_part_ok(const char *part)
+{
+    size_t n = strlen(part);
+    if (n == 0 || n > 128 || part[0] == '.' || part[0] == '-')
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!name_char_ok(part[i]))
+            return false;
+    return true;
+}
+
 int layout_validate_name_part(const char *part)
 {
     size_t n = strlen(part);
@@ -31,13 +48,10 @@ int layout_validate_name_part(const char *part)
     if (part[0] == '.' || part[0] == '-')
         return st_error(ST_INVALID_ARGUMENT, "name '%s' must not start with '%c'", part,
                         part[0]);
-    for (size_t i = 0; i < n; i++) {
-        char c = part[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '.' || c == '-'))
+    for (size_t i = 0; i < n; i++)
+        if (!name_char_ok(part[i]))
             return st_error(ST_INVALID_ARGUMENT, "name '%s' has illegal character '%c'", part,
-                            c);
-    }
+                            part[i]);
     return ST_OK;
 }
 

@@ -9,7 +9,8 @@
  *   <root>/data/<ns>/<table>/                          a table
  *   <root>/data/<ns>/<table>/<region>/                 a region
  *   <root>/data/<ns>/<table>/<region>/<family>/<file>  a store's files (<file>.tmp while
- *                                                      written)
+ *                                                      written; <file>.<parent> a reference,
+ *                                                      docs/formats/reference.md)
  *   <root>/data/<ns>/<table>/<region>/recovered.edits/ edits split from dead WALs
  *
  * A table name is "ns:table" or "table" (namespace "default"); <server> is a server name
@@ -51,7 +52,10 @@ char *layout_recovered_edits_dir(const char *root, const char *table, const char
 /* Splits "ns:table" into namespace and qualifier (each malloc'ed). Returns ST_OK or
  * ST_INVALID_ARGUMENT for an invalid name. */
 int layout_split_table_name(const char *table, char **ns, char **qualifier);
-/* Checks a namespace/table qualifier: [A-Za-z0-9_.-], not starting with '.' or '-'. */
+/* Checks a namespace/table qualifier (and an encoded region name): 1..128 characters of
+ * [A-Za-z0-9_.-], not starting with '.' or '-'. */
 int layout_validate_name_part(const char *part);
+/* The same check without recording a message. */
+bool layout_name_part_ok(const char *part);
 
 #endif

@@ -327,7 +327,9 @@ int region_open(engine *e, const table_schema *schema, const region_info *info, 
         remove_edit_files(r, edits, nedits);
     }
     fio_free_list(edits, nedits);
-    engine_request_compaction(e, r); /* files left by an earlier life may need it */
+    /* Files left by an earlier life may need it; references always do (a daughter's
+     * or merged region's first compaction rewrites them into real files). */
+    engine_request_compaction(e, r);
     LOG_INFO("region %s of %s opened at seq %" PRIu64, info->encoded_name, info->table, max_seq);
     *out = r;
     return ST_OK;

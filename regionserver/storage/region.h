@@ -11,8 +11,9 @@
  * files, replays recovered edits newer than each store's max flushed sequence id,
  * flushes them and deletes the edit files. region_close() flushes (if asked) and
  * frees. Flushes start when the region's memstores pass MEMSTORE_FLUSHSIZE;
- * compactions when a store has enough files; writes wait while a store has
- * blocking_store_files files.
+ * compactions when a store has enough files, or holds references (a store opened
+ * through them is compacted into a real file soon after the region opens); writes
+ * wait while a store has blocking_store_files files.
  * Thread-safety: every function but region_close() may be called from many threads.
  */
 #ifndef STRATA_REGIONSERVER_REGION_H
@@ -119,5 +120,14 @@ int region_flush(region *r);
  * and waits for it. */
 int region_compact(region *r, bool major);
 void region_get_stats(region *r, region_stats *out);
+
+/* Splits (region_split.c; docs/formats/reference.md). Whether any store holds
+ * reference files (a daughter of a split or a merged region not compacted yet). */
+bool region_has_references(region *r);
+/* The split point: the mid row of the largest store's largest file, into row (its
+ * content replaced). ST_NOT_FOUND naming the region when it has no store files or holds
+ * references. The caller compares it with the region's start key (a split row equal to
+ * the start key cannot split). */
+int region_best_split_row(region *r, buf_t *row);
 
 #endif

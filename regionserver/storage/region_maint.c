@@ -10,6 +10,10 @@
  *   4. each snapshot is written to a store file and swapped in (flush_gen is odd
  *      meanwhile, so readers never collect a half-swapped region);
  *   5. the WAL learns the region is flushed up to the flush seq.
+ * After a flush that wrote files, and after compactions that ran, the engine's
+ * after_maint hook is called (outside every lock; not for the flushes of region_open
+ * and region_close, nor once the region is closing). A store holding references
+ * needs compaction until they are rewritten (store_needs_compaction).
  * Thread-safety: see region_internal.h.
  */
 #include <inttypes.h>
@@ -92,7 +96,18 @@ static int take_snapshots(region *r, uint64_t *flush_seq, bool *any)
     return rc;
 }
 
-int region_flush_internal(region *r)
+/* The engine's after_maint hook (engine.h): outside every lock, while the caller holds
+ * the region (a queued task's reference, or an open region's caller), never once the
+ * region is closing. */
+static void after_maint(region *r, bool compaction)
+{
+    const engine_options *o = engine_get_options(r->eng);
+    if (o->after_maint && !is_closing(r))
+        o->after_maint(o->after_maint_arg, r, compaction);
+}
+
+/* One flush; *flushed tells whether any store had something to flush. */
+static int flush_region(region *r, bool *flushed)
 {
     pthread_mutex_lock(&r->flush_mu);
     size_t released = 0;
@@ -112,6 +127,7 @@ int region_flush_internal(region *r)
     }
     release_memstore_bytes(r, released);
     pthread_mutex_unlock(&r->flush_mu);
+    *flushed = rc == ST_OK && any;
     if (rc != ST_OK)
         LOG_ERROR("region %s: flush failed: %s (%s)", r->info.encoded_name, st_strerror(rc),
                   st_errmsg());
@@ -120,21 +136,35 @@ int region_flush_internal(region *r)
     return rc;
 }
 
-/* Compacts every store. A requested compaction (wait) first waits for a background
- * one running on the same store instead of silently doing nothing. */
-static int compact_stores(region *r, bool major, bool wait)
+int region_flush_internal(region *r)
 {
+    bool flushed = false;
+    return flush_region(r, &flushed);
+}
+
+/* Compacts every store. A requested compaction (wait) first waits for a background
+ * one running on the same store instead of silently doing nothing. *done counts the
+ * compactions that ran. */
+static int compact_stores(region *r, bool major, bool wait, size_t *done)
+{
+    *done = 0;
     compaction_policy p = engine_compaction_policy(r->eng);
     int first = ST_OK;
     for (size_t i = 0; i < r->schema.nfamilies; i++) {
         bool did = false;
         int rc;
         do {
-            while (wait && store_compacting(r->stores[i]))
-                clock_sleep_ms(5);
-            rc = store_compact(r->stores[i], &p, major, clock_now_ms(), &did);
-            if (did)
+            /* A background compaction starting between the wait and store_compact makes
+             * it select nothing: wait for that one too, and try again. */
+            do {
+                while (wait && store_compacting(r->stores[i]))
+                    clock_sleep_ms(5);
+                rc = store_compact(r->stores[i], &p, major, clock_now_ms(), &did);
+            } while (wait && rc == ST_OK && !did && store_compacting(r->stores[i]));
+            if (did) {
                 atomic_fetch_add(&r->compactions, 1);
+                (*done)++;
+            }
             wake_waiters(r);
         } while (rc == ST_OK && did && !major && !is_closing(r) &&
                  store_needs_compaction(r->stores[i], &p));
@@ -146,7 +176,11 @@ static int compact_stores(region *r, bool major, bool wait)
 
 int region_compact_internal(region *r, bool major)
 {
-    return compact_stores(r, major, true);
+    size_t done = 0;
+    int rc = compact_stores(r, major, true, &done);
+    if (done)
+        after_maint(r, true);
+    return rc;
 }
 
 void region_bg_flush(region *r)
@@ -154,7 +188,9 @@ void region_bg_flush(region *r)
     pthread_mutex_lock(&r->maint_mu);
     r->flush_queued = false;
     pthread_mutex_unlock(&r->maint_mu);
-    region_flush_internal(r);
+    bool flushed = false;
+    if (flush_region(r, &flushed) == ST_OK && flushed)
+        after_maint(r, false);
 }
 
 void region_bg_compact(region *r)
@@ -167,7 +203,10 @@ void region_bg_compact(region *r)
     compaction_policy p = engine_compaction_policy(r->eng);
     for (size_t i = 0; i < r->schema.nfamilies; i++)
         if (store_needs_compaction(r->stores[i], &p)) {
-            compact_stores(r, false, false);
+            size_t done = 0;
+            compact_stores(r, false, false, &done);
+            if (done)
+                after_maint(r, true);
             break;
         }
 }
@@ -226,7 +265,11 @@ int region_wait_store_files(region *r)
 
 int region_flush(region *r)
 {
-    return region_flush_internal(r);
+    bool flushed = false;
+    int rc = flush_region(r, &flushed);
+    if (rc == ST_OK && flushed)
+        after_maint(r, false);
+    return rc;
 }
 
 int region_compact(region *r, bool major)

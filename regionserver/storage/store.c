@@ -2,6 +2,11 @@
  * store.c - one column family of a region: memstores, store files, flush and
  * compaction of that family (see store.h).
  *
+ * References (docs/formats/reference.md): a file name "<file>.<parent>" is opened with
+ * storefile_open_reference. While any is held the store needs compaction, and its
+ * compactions take every file as a major one, whose output is a real file; the
+ * references are then unlinked like any input (their paths are their own).
+ *
  * Thread-safety: `mu` guards active, snapshot, files and compacting; byte counters are
  * atomics. The mutex is never held across file I/O.
  */
@@ -19,6 +24,7 @@
 #include "common/log.h"
 #include "common/status.h"
 #include "regionserver/storage/memstore.h"
+#include "regionserver/storage/reference.h"
 #include "regionserver/storage/scanner.h"
 #include "regionserver/storage/storefile.h"
 
@@ -103,7 +109,10 @@ static int load_files(store *s)
             rc = fio_unlink(path);
         } else {
             storefile *f = NULL;
-            rc = storefile_open(path, s->cache, &f);
+            if (reference_is_name(names[i]))
+                rc = storefile_open_reference(path, s->cache, &f);
+            else
+                rc = storefile_open(path, s->cache, &f);
             if (rc == ST_OK && (rc = files_reserve(s, 1)) == ST_OK)
                 s->files[s->nfiles++] = f;
             else if (f)
@@ -445,14 +454,26 @@ static compaction_policy policy_for(const compaction_policy *p)
     return q;
 }
 
-/* Chooses input files under the mutex; sets compacting. Returns the count (0: none). */
-static size_t select_inputs(store *s, const compaction_policy *p, bool major, storefile ***out)
+/* Under the mutex. */
+static bool has_references_locked(const store *s)
+{
+    for (size_t i = 0; i < s->nfiles; i++)
+        if (storefile_is_reference(s->files[i]))
+            return true;
+    return false;
+}
+
+/* Chooses input files under the mutex; sets compacting. Returns the count (0: none).
+ * A store holding references takes every file as a major compaction (*major set). */
+static size_t select_inputs(store *s, const compaction_policy *p, bool *major, storefile ***out)
 {
     *out = NULL;
     size_t start = 0, count = 0;
     pthread_mutex_lock(&s->mu);
     if (!s->compacting && s->nfiles > 0) {
-        if (major) {
+        if (!*major && has_references_locked(s))
+            *major = true;
+        if (*major) {
             count = s->nfiles;
         } else {
             uint64_t *sizes = malloc(s->nfiles * sizeof(*sizes));
@@ -481,7 +502,8 @@ static size_t select_inputs(store *s, const compaction_policy *p, bool major, st
     return count;
 }
 
-/* Replaces the inputs by out (NULL if everything was dropped) under the mutex. */
+/* Replaces the inputs by out (NULL if everything was dropped) under the mutex; the
+ * compaction stays marked running until its inputs are unlinked (end_compaction). */
 static void install_compaction(store *s, storefile **in, size_t n, storefile *out)
 {
     pthread_mutex_lock(&s->mu);
@@ -500,7 +522,6 @@ static void install_compaction(store *s, storefile **in, size_t n, storefile *ou
         s->files[s->nfiles++] = out; /* fits: at least one input left */
     if (s->nfiles > 1)
         qsort(s->files, s->nfiles, sizeof(*s->files), cmp_file_age);
-    s->compacting = false;
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -553,7 +574,7 @@ int store_compact(store *s, const compaction_policy *p, bool major, int64_t now_
 {
     *did = false;
     storefile **in = NULL;
-    size_t n = select_inputs(s, p, major, &in);
+    size_t n = select_inputs(s, p, &major, &in);
     if (n == 0)
         return ST_OK;
     if (n == 1 && !major) {
@@ -573,6 +594,9 @@ int store_compact(store *s, const compaction_policy *p, bool major, int64_t now_
         for (size_t i = 0; i < n; i++)
             if (fio_unlink(storefile_path(in[i])) != ST_OK)
                 storefile_mark_deleted(in[i]);
+        /* Only now: whoever waits for the compaction (a requested one, the janitor's
+         * question after it) finds the inputs' names gone. */
+        end_compaction(s);
         *did = true;
         LOG_DEBUG("store %s: %s compaction of %zu files done", s->dir, major ? "major" : "minor",
                   n);
@@ -598,8 +622,8 @@ bool store_compacting(store *s)
 bool store_needs_compaction(store *s, const compaction_policy *p)
 {
     pthread_mutex_lock(&s->mu);
-    bool need = false;
-    if (!s->compacting && s->nfiles >= (size_t)p->min_files) {
+    bool need = !s->compacting && has_references_locked(s);
+    if (!need && !s->compacting && s->nfiles >= (size_t)p->min_files) {
         uint64_t *sizes = malloc(s->nfiles * sizeof(*sizes));
         if (sizes) {
             compaction_policy q = policy_for(p);
@@ -612,4 +636,34 @@ bool store_needs_compaction(store *s, const compaction_policy *p)
     }
     pthread_mutex_unlock(&s->mu);
     return need;
+}
+
+bool store_has_references(store *s)
+{
+    pthread_mutex_lock(&s->mu);
+    bool refs = has_references_locked(s);
+    pthread_mutex_unlock(&s->mu);
+    return refs;
+}
+
+int store_split_row(store *s, buf_t *row)
+{
+    pthread_mutex_lock(&s->mu);
+    storefile *largest = NULL;
+    bool refs = has_references_locked(s);
+    for (size_t i = 0; !refs && i < s->nfiles; i++)
+        if (!largest || storefile_get_info(s->files[i])->file_size >
+                            storefile_get_info(largest)->file_size)
+            largest = s->files[i];
+    if (largest)
+        storefile_ref(largest);
+    pthread_mutex_unlock(&s->mu);
+    if (refs)
+        return st_error(ST_NOT_FOUND, "store %s holds references: no split point until compacted",
+                        s->dir);
+    if (!largest)
+        return st_error(ST_NOT_FOUND, "store %s has no store files: no split point", s->dir);
+    int rc = storefile_mid_row(largest, row);
+    storefile_unref(largest);
+    return rc;
 }

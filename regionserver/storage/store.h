@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/buf.h"
 #include "regionserver/storage/blockcache.h"
 #include "regionserver/storage/compaction.h"
 #include "regionserver/storage/kv_iter.h"
@@ -25,7 +26,8 @@
 typedef struct store store;
 
 /* Opens the family's directory (created if missing), removes leftover *.tmp files and
- * opens every store file. */
+ * opens every store file, references through storefile_open_reference (a missing
+ * referenced file fails the open, naming both paths). */
 int store_open(const char *dir, const family_schema *fam, blockcache *cache, store **out);
 void store_free(store *s);
 
@@ -72,11 +74,21 @@ bool store_has_snapshot(store *s);
 int store_flush_snapshot(store *s, size_t *flushed_bytes);
 
 /* Runs one compaction if the policy (or major) selects files. *did tells whether it
- * ran. A major compaction takes every file and uses SCAN_MODE_COMPACT_MAJOR. */
+ * ran. A major compaction takes every file and uses SCAN_MODE_COMPACT_MAJOR; a store
+ * holding references always runs one. */
 int store_compact(store *s, const compaction_policy *p, bool major, int64_t now_ms, bool *did);
 /* True while a compaction of this store runs. */
 bool store_compacting(store *s);
-/* True if the policy would select something now. */
+/* True if the policy would select something now, or the store holds references. */
 bool store_needs_compaction(store *s, const compaction_policy *p);
+
+/* Whether any of the store's files is a reference (docs/formats/reference.md). While
+ * one is, every compaction takes all files as a major compaction (HBase: references
+ * force a full compaction), and the store has no split point. */
+bool store_has_references(store *s);
+/* The split point: the mid row of the largest store file (storefile_mid_row) into row.
+ * ST_NOT_FOUND naming the store if it has no files, its largest is empty, or it holds
+ * references. */
+int store_split_row(store *s, buf_t *row);
 
 #endif

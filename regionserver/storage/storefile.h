@@ -15,6 +15,12 @@
  * iterator holds a reference. Blocks are read with pread, verified, decompressed,
  * and kept in the block cache. A checksum failure is ST_CORRUPTION naming the file
  * and the block offset; wrong data is never returned.
+ * References (docs/formats/reference.md): storefile_open_reference opens a reference
+ * file as a storefile presenting exactly its half of the referenced file: iterators and
+ * bloom checks see only the half, the info is the referenced file's (counts and
+ * first/last describe the whole file), the path is the reference's (so marking it
+ * deleted or unlinking it after a compaction removes the reference, never the
+ * referenced file), and storefile_mid_row is refused.
  * Thread-safety: a storefile may be read from any number of threads; a writer is
  * used by one thread.
  */
@@ -74,6 +80,12 @@ void storefile_writer_abort(storefile_writer *w);
 
 /* Opens and verifies trailer, file info, index and bloom. cache may be NULL. */
 int storefile_open(const char *path, blockcache *cache, storefile **out);
+/* Opens the reference file at ref_path and the store file it refers to
+ * (reference_target_path). The reference's errors (ST_CORRUPTION naming it ...) or the
+ * referenced file's, with a message naming both paths (ST_NOT_FOUND if it is missing). */
+int storefile_open_reference(const char *ref_path, blockcache *cache, storefile **out);
+/* Whether f was opened through a reference. */
+bool storefile_is_reference(const storefile *f);
 void storefile_ref(storefile *f);
 /* Drops a reference; the last one closes the file (and unlinks it if marked). */
 void storefile_unref(storefile *f);
@@ -93,7 +105,8 @@ bool storefile_may_contain_column(const storefile *f, const uint8_t *row, size_t
  * false reads blocks without inserting them (compaction). NULL if out of memory. */
 kv_iter *storefile_iter(storefile *f, bool fill_cache);
 
-/* The row of the first key of data block (block_count-1)/2 (a split point). */
+/* The row of the first key of data block (block_count-1)/2 (a split point).
+ * ST_NOT_FOUND for an empty file, ST_INVALID_ARGUMENT for a reference (naming it). */
 int storefile_mid_row(storefile *f, buf_t *row);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * storefile_internal.h - what the store-file writer, reader and iterator share: the
  * on-disk constants of the trailer and sections (docs/formats/storefile.md; never
- * renumbered), the opened-file struct and block access through the block cache.
+ * renumbered), the opened-file struct (a real file, or a half of one opened through a
+ * reference: docs/formats/reference.md) and block access through the block cache.
  *
  * Thread-safety: a storefile is immutable after storefile_open() apart from its
  * atomic reference count and deleted flag; block access is safe from any thread.
@@ -14,6 +15,7 @@
 #include "common/fileio.h"
 #include "regionserver/storage/block.h"
 #include "regionserver/storage/bloom.h"
+#include "regionserver/storage/reference.h"
 #include "regionserver/storage/storefile.h"
 
 #define SF_MAGIC "STRATASF" /* 8 bytes, at trailer offset 52 */
@@ -34,8 +36,8 @@ typedef struct sf_index_entry {
 } sf_index_entry;
 
 struct storefile {
-    char *path;
-    fio_file *file;
+    char *path; /* a reference's own path when opened through one */
+    fio_file *file; /* NULL for a reference */
     blockcache *cache; /* may be NULL */
     uint64_t file_id;  /* block cache key part */
     atomic_int refs;
@@ -46,6 +48,13 @@ struct storefile {
     sf_index_entry *index; /* info.block_count entries */
     uint8_t *bloom_buf;
     bloom_filter bloom; /* valid when info.bloom != BLOOM_NONE */
+    /* Opened through a reference (storefile_half.c): the referenced file (one reference
+     * held until this one is freed; its info is copied into info), the half, and the
+     * split row (always allocated). NULL target for a real file. */
+    storefile *target;
+    reference_range range;
+    uint8_t *split_row;
+    size_t split_len;
 };
 
 /* A decoded data block as cached (the cache value). */
@@ -70,5 +79,11 @@ int storefile_block_acquire(storefile *f, uint32_t idx, bool fill_cache, sf_bloc
 void storefile_block_release(storefile *f, sf_block_ref *ref);
 /* Index of the last data block whose first key is <= key, or -1 if none. */
 int64_t storefile_index_find(const storefile *f, const cell_t *key);
+
+/* storefile_half.c: for a storefile opened through a reference. Whether the row lies in
+ * its half, and the iterator over the half (holds a reference to f; NULL if out of
+ * memory). */
+bool storefile_half_has_row(const storefile *f, const uint8_t *row, size_t row_len);
+kv_iter *storefile_half_iter(storefile *f, bool fill_cache);
 
 #endif

@@ -13,6 +13,8 @@
  * States: UNPOSITIONED (storefile_iter) --seek, next--> VALID | EXHAUSTED | FAILED.
  * FAILED (a block read/verify error, see storefile_block_acquire) is sticky: the
  * iterator stays invalid and status() keeps the code. EXHAUSTED holds no block.
+ * A storefile opened through a reference file gets the half iterator of
+ * storefile_half.c instead, which wraps this one over the referenced file.
  * Thread-safety: one iterator is used by one thread at a time; it holds a reference
  * to its storefile until destroyed.
  */
@@ -188,6 +190,8 @@ static const kv_iter_ops sf_iter_ops = {
 
 kv_iter *storefile_iter(storefile *f, bool fill_cache)
 {
+    if (f->target)
+        return storefile_half_iter(f, fill_cache);
     sf_iter *it = calloc(1, sizeof(*it));
     if (!it)
         return NULL;

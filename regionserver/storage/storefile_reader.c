@@ -11,7 +11,10 @@
  *
  * Lifetime: refs starts at 1 (the opener); iterators take one each. The last
  * storefile_unref() drops the file's blocks from the cache, closes it and, if
- * storefile_mark_deleted() was called, unlinks it.
+ * storefile_mark_deleted() was called, unlinks it. A half opened through a reference
+ * file (storefile_half.c) unlinks the reference and drops its reference to the
+ * referenced file, which it never marks deleted; its bloom checks answer false outside
+ * the half before asking the referenced file's bloom.
  * Thread-safety: after open everything is read-only except the atomic refs and
  * deleted flag; block reads may run from any number of threads.
  */
@@ -213,6 +216,8 @@ static int load_sections(storefile *f, const sf_trailer *t)
 
 static void storefile_free(storefile *f)
 {
+    storefile_unref(f->target); /* a half's referenced file; never marked deleted */
+    free(f->split_row);
     fio_close(f->file);
     free(f->index);
     free(f->index_buf);
@@ -288,6 +293,9 @@ const char *storefile_path(const storefile *f)
 
 bool storefile_may_contain_row(const storefile *f, const uint8_t *row, size_t row_len)
 {
+    if (f->target)
+        return storefile_half_has_row(f, row, row_len) &&
+               storefile_may_contain_row(f->target, row, row_len);
     if (f->info.bloom == BLOOM_NONE)
         return true;
     return bloom_may_contain(&f->bloom, bloom_row_hash(row, row_len));
@@ -297,6 +305,10 @@ bool storefile_may_contain_column(const storefile *f, const uint8_t *row, size_t
                                   const uint8_t *fam, size_t fam_len, const uint8_t *qual,
                                   size_t qual_len)
 {
+    if (f->target)
+        return storefile_half_has_row(f, row, row_len) &&
+               storefile_may_contain_column(f->target, row, row_len, fam, fam_len, qual,
+                                            qual_len);
     if (f->info.bloom != BLOOM_ROWCOL)
         return storefile_may_contain_row(f, row, row_len);
     return bloom_may_contain(&f->bloom,
@@ -407,6 +419,10 @@ int64_t storefile_index_find(const storefile *f, const cell_t *key)
 
 int storefile_mid_row(storefile *f, buf_t *row)
 {
+    if (f->target)
+        return st_error(ST_INVALID_ARGUMENT,
+                        "store file %s is a reference: no mid row until it is compacted",
+                        f->path);
     if (f->info.block_count == 0)
         return st_error(ST_NOT_FOUND, "store file %s is empty: no mid row", f->path);
     const cell_t *k = &f->index[(f->info.block_count - 1) / 2].first;

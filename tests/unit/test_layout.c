@@ -62,12 +62,36 @@ static void test_table_and_region_directories(void **state)
     assert_null(layout_region_dir("/r", ".t", "abc"));
 }
 
+static void test_name_parts(void **state)
+{
+    (void)state;
+    const char *good[] = {"t", "ns_1", "a.b-c", "5f0e1c2b3a49586776a5b4c3d2e1f0a9"};
+    const char *bad[] = {"", ".t", "-t", "a b", "a/b", "a:b"};
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        assert_true(layout_name_part_ok(good[i]));
+        assert_int_equal(layout_validate_name_part(good[i]), ST_OK);
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        st_clear();
+        assert_false(layout_name_part_ok(bad[i]));
+        assert_string_equal(st_errmsg(), ""); /* records nothing */
+        assert_int_equal(layout_validate_name_part(bad[i]), ST_INVALID_ARGUMENT);
+    }
+    char long_name[130];
+    memset(long_name, 'a', sizeof(long_name) - 1);
+    long_name[129] = '\0';
+    assert_false(layout_name_part_ok(long_name));
+    long_name[128] = '\0';
+    assert_true(layout_name_part_ok(long_name));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wal_directories),
         cmocka_unit_test(test_fenced_names),
         cmocka_unit_test(test_table_and_region_directories),
+        cmocka_unit_test(test_name_parts),
     };
     return tu_run_group_tests(tests, NULL, NULL);
 }

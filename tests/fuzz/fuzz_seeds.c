@@ -1,7 +1,7 @@
 /*
  * fuzz_seeds.c - writes the seed corpora of tests/fuzz/corpus/<target>/ with the real
- * writers (wal_append and wal_roll, wal_record_encode, storefile_writer, block_builder
- * and block_frame_encode, bloom_build, rpc_header_encode_*) plus a few near-valid
+ * writers (wal_append and wal_roll, wal_record_encode, storefile_writer, reference_encode,
+ * block_builder and block_frame_encode, bloom_build, rpc_header_encode_*) plus a few near-valid
  * variants of each (torn, truncated, a flipped bit, an unknown version, a bad name), so
  * every fuzz target starts from inputs that reach deep into its code.
  *   usage: fuzz_seeds CORPUS_DIR   (e.g. tests/fuzz/corpus; existing seeds of the same
@@ -23,6 +23,7 @@
 #include "common/status.h"
 #include "regionserver/storage/block.h"
 #include "regionserver/storage/bloom.h"
+#include "regionserver/storage/reference.h"
 #include "regionserver/storage/storefile.h"
 #include "regionserver/storage/wal.h"
 #include "regionserver/storage/wal_internal.h"
@@ -318,6 +319,45 @@ static void storefile_seeds(void)
     buf_free(&b);
 }
 
+/* ---------------------------------------------------------------- references */
+
+static void reference_seed(const char *name, reference_range range, const char *row, size_t len)
+{
+    buf_t b = {0};
+    check(reference_encode(range, (const uint8_t *)row, len, &b), "reference_encode");
+    seed_buf("reference", name, &b);
+    buf_free(&b);
+}
+
+static void reference_seeds(void)
+{
+    /* Split rows around the fuzz target's rows r00..r39 (tests/fuzz/fuzz_reference.c). */
+    reference_seed("bottom-r20", REFERENCE_BOTTOM, "r20", 3);
+    reference_seed("top-r20", REFERENCE_TOP, "r20", 3);
+    reference_seed("top-whole-file", REFERENCE_TOP, "", 0);
+    reference_seed("bottom-between-rows", REFERENCE_BOTTOM, "r105", 4);
+    reference_seed("top-after-last", REFERENCE_TOP, "zz", 2);
+    reference_seed("bottom-binary", REFERENCE_BOTTOM, "r\x00\xff", 3);
+    /* The worked example of docs/formats/reference.md and near-valid variants. */
+    buf_t b = {0};
+    check(reference_encode(REFERENCE_TOP, (const uint8_t *)"row050", 6, &b), "reference_encode");
+    seed_buf("reference", "doc-example", &b);
+    b.data[21] ^= 0x02;
+    seed_buf("reference", "flipped-bit", &b);
+    b.data[21] ^= 0x02;
+    b.len -= 3;
+    seed_buf("reference", "torn", &b);
+    b.len += 3;
+    be32_put(b.data + 8, 2);
+    be32_put(b.data + b.len - 4, crc32c_value(b.data, b.len - 4));
+    seed_buf("reference", "version-2", &b);
+    be32_put(b.data + 8, 1);
+    b.data[12] = 3;
+    be32_put(b.data + b.len - 4, crc32c_value(b.data, b.len - 4));
+    seed_buf("reference", "range-3", &b);
+    buf_free(&b);
+}
+
 /* ---------------------------------------------------------------- blocks and blooms */
 
 static void block_seeds(void)
@@ -447,6 +487,7 @@ int main(int argc, char **argv)
     wal_seeds();
     split_seeds();
     storefile_seeds();
+    reference_seeds();
     block_seeds();
     rpc_seeds();
     filter_seeds();

@@ -21,6 +21,11 @@ struct strata_admin {
     admin_rpc *rpc;
 };
 
+admin_rpc *admin_handle_rpc(const strata_admin_t *a)
+{
+    return a ? a->rpc : NULL;
+}
+
 /* Reports rc (not ST_OK) to errptr; returns 0 for the callers that answer a boolean. */
 static unsigned char failed(int rc, char **errptr)
 {

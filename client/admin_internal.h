@@ -6,6 +6,7 @@
  *   admin.c             the handle and the calls (checks, admin_rpc_*, errptr)
  *   admin_descriptor.c  table and family descriptors <-> admin.TableSchema
  *   admin_result.c      name lists, regions, cluster status over the unpacked answers
+ *   admin_procs.c       split, merge, switches, the catalog janitor, procedures
  *
  * Thread-safety: the conversions are reentrant; a result object is immutable once built.
  */
@@ -16,6 +17,9 @@
 
 #include "client/admin_rpc.h"
 #include "strata/admin.h"
+
+/* The protocol handle behind a (NULL for NULL). */
+admin_rpc *admin_handle_rpc(const strata_admin_t *a);
 
 /* ---- descriptors (admin_descriptor.c) ---- */
 

@@ -55,6 +55,21 @@ static const config_key master_keys[] = {
     {"master.reconcile.grace.ms", CONFIG_INT, "10000",
      "a region server's report is compared with meta only for regions whose state is older "
      "than this"},
+    {"master.catalog.janitor.interval.ms", CONFIG_INT, "300000",
+     "how often the catalog janitor removes split and merged parents nothing references"},
+    {"master.normalizer.period.ms", CONFIG_INT, "300000",
+     "how often the normalizer looks at tables with NORMALIZATION_ENABLED"},
+    {"master.normalizer.min.region.count", CONFIG_INT, "3",
+     "tables with fewer regions are not normalized"},
+    {"master.normalizer.merge.min.region.age.ms", CONFIG_INT, "259200000",
+     "regions younger than this are not merged by the normalizer (3 days)"},
+    {"master.inject.crash", CONFIG_STRING, "",
+     "tests only: '<procedure>:<step>' makes the master kill itself (SIGKILL) at that step"},
+    {"master.inject.pause.ms", CONFIG_INT, "0",
+     "tests only: with master.inject.pause, how long the master sleeps at that step"},
+    {"master.inject.pause", CONFIG_STRING, "",
+     "tests only: '<procedure>:<step>' makes the master log 'inject: pausing at ...' and "
+     "sleep master.inject.pause.ms at that step"},
 };
 
 int master_config_define(config *c)
@@ -113,9 +128,24 @@ static int read_settings(master *m, const config *c)
     m->handler_threads = (int)config_get_int64(c, "master.handler.threads");
     m->block_cache_bytes = config_get_size(c, "master.block.cache.size");
     m->reconcile_grace_ms = config_get_int64(c, "master.reconcile.grace.ms");
+    m->janitor_interval_ms = config_get_int64(c, "master.catalog.janitor.interval.ms");
+    m->inject_pause_ms = config_get_int64(c, "master.inject.pause.ms");
+    m->normalizer_period_ms = config_get_int64(c, "master.normalizer.period.ms");
+    m->normalizer_min_regions = (int)config_get_int64(c, "master.normalizer.min.region.count");
+    m->normalizer_min_age_ms = config_get_int64(c, "master.normalizer.merge.min.region.age.ms");
+    if (rc == ST_OK)
+        rc = copy_str(m->inject_crash, sizeof(m->inject_crash),
+                      config_get_string(c, "master.inject.crash"), "master.inject.crash");
+    if (rc == ST_OK)
+        rc = copy_str(m->inject_pause, sizeof(m->inject_pause),
+                      config_get_string(c, "master.inject.pause"), "master.inject.pause");
+    if (rc != ST_OK)
+        return rc;
     if (m->session_timeout_ms < 400 || m->chore_ms < 10 || m->rpc_timeout_ms < 100 ||
         m->assign_attempts < 1 || m->handler_threads < 1 || m->fence_fraction <= 0 ||
-        m->reconcile_grace_ms < 0 ||
+        m->reconcile_grace_ms < 0 || m->janitor_interval_ms < 10 || m->inject_pause_ms < 0 ||
+        m->normalizer_period_ms < 10 || m->normalizer_min_regions < 1 ||
+        m->normalizer_min_age_ms < 0 ||
         m->fence_fraction > 1)
         return st_error(ST_INVALID_ARGUMENT,
                         "master settings out of range (zk.session.timeout.ms >= 400, "
@@ -258,11 +288,15 @@ void master_table_free(m_table *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->n; i++) {
-        meta_region_clear(&t->regions[i]->mr);
-        free(t->regions[i]);
+    m_region **lists[3] = {t->regions, t->parents, t->gone};
+    size_t counts[3] = {t->n, t->nparents, t->ngone};
+    for (int l = 0; l < 3; l++) {
+        for (size_t i = 0; i < counts[l]; i++) {
+            meta_region_clear(&lists[l][i]->mr);
+            free(lists[l][i]);
+        }
+        free(lists[l]);
     }
-    free(t->regions);
     free(t->schema);
     free(t);
 }
@@ -354,7 +388,7 @@ static int recover_master_wals(master *m)
 
 /* Start-key order (then region id): meta's row order is not start-key order when one
  * start key is a prefix of another that continues with a byte below ',' (meta.md). */
-static int cmp_region_start(const void *a, const void *b)
+int master_region_cmp(const void *a, const void *b)
 {
     const meta_region *x = &(*(m_region *const *)a)->mr, *y = &(*(m_region *const *)b)->mr;
     size_t l = x->start_len < y->start_len ? x->start_len : y->start_len;
@@ -364,6 +398,44 @@ static int cmp_region_start(const void *a, const void *b)
     if (c == 0)
         c = (x->region_id > y->region_id) - (x->region_id < y->region_id);
     return c;
+}
+
+static int push_region(m_region ***v, size_t *n, size_t *cap, m_region *r)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 8;
+        m_region **p = realloc(*v, nc * sizeof(*p));
+        if (!p)
+            return st_error(ST_NOMEM, "out of memory");
+        *v = p;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = r;
+    return ST_OK;
+}
+
+int master_table_add_region(m_table *t, m_region *r)
+{
+    int rc = push_region(&t->regions, &t->n, &t->cap, r);
+    if (rc == ST_OK && t->n > 1)
+        qsort(t->regions, t->n, sizeof(*t->regions), master_region_cmp);
+    return rc;
+}
+
+bool master_table_drop_region(m_table *t, m_region *r)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->regions[i] == r) {
+            memmove(t->regions + i, t->regions + i + 1, (t->n - i - 1) * sizeof(*t->regions));
+            t->n--;
+            return true;
+        }
+    return false;
+}
+
+int master_table_bury(m_table *t, m_region *r)
+{
+    return push_region(&t->gone, &t->ngone, &t->gone_cap, r);
 }
 
 static int load_meta(master *m)
@@ -399,22 +471,27 @@ static int load_meta(master *m)
             continue;
         }
         m_region *r = calloc(1, sizeof(*r));
-        if (!r || (t->n == t->cap && !(t->regions = realloc(t->regions,
-                                                               (t->cap = t->cap ? t->cap * 2 : 8) *
-                                                                   sizeof(*t->regions))))) {
-            free(r);
+        if (!r) {
             rc = st_error(ST_NOMEM, "out of memory");
             break;
         }
         r->mr = regions[i];
         memset(&regions[i], 0, sizeof(regions[i]));
         r->since_ms = now;
-        t->regions[t->n++] = r;
+        /* A split parent no longer tiles the table: its daughters do. */
+        if (r->mr.offline && r->mr.split)
+            rc = push_region(&t->parents, &t->nparents, &t->parents_cap, r);
+        else
+            rc = push_region(&t->regions, &t->n, &t->cap, r);
+        if (rc != ST_OK) {
+            meta_region_clear(&r->mr);
+            free(r);
+        }
     }
     for (size_t i = 0; rc == ST_OK && i < m->ntables; i++)
         if (m->tables[i]->n > 1)
             qsort(m->tables[i]->regions, m->tables[i]->n, sizeof(*m->tables[i]->regions),
-                  cmp_region_start);
+                  master_region_cmp);
     pthread_mutex_unlock(&m->mu);
     meta_tables_free(tables, nt);
     meta_regions_free(regions, nr);
@@ -464,10 +541,15 @@ int master_activate(master *m, bool start_chore)
         rc = load_meta(m);
     if (rc != ST_OK)
         return rc;
+    master_switches_load(m);
     master_servers_sync(m);
     master_servers_find_dead(m);
     m->active_since_ms = clock_now_ms();
     atomic_store(&m->active, true);
+    /* Unfinished splits and merges: rolled back or sent forward before the chore runs. */
+    rc = master_procs_resume(m);
+    if (rc != ST_OK)
+        return rc;
     if (start_chore && pthread_create(&m->chore_thr, NULL, master_chore_main, m) != 0)
         return st_error(ST_INTERNAL, "master %s: cannot start the chore thread", m->name);
     m->chore_started = start_chore;
@@ -680,6 +762,10 @@ int master_stop(master *m)
     m->election_started = m->chore_started = false;
     if (m->rpc)
         rpc_server_stop(m->rpc);
+    pthread_mutex_lock(&m->mu);
+    while (m->proc_threads > 0)
+        pthread_cond_wait(&m->cv, &m->mu);
+    pthread_mutex_unlock(&m->mu);
     meta_close(m->meta);
     m->meta = NULL;
     engine_close(m->eng);
@@ -712,6 +798,9 @@ void master_free(master *m)
     for (size_t i = 0; i < m->ncrash; i++)
         free(m->crash[i]);
     free(m->crash);
+    for (size_t i = 0; i < m->nprocs; i++)
+        free(m->procs[i]);
+    free(m->procs);
     pthread_mutex_destroy(&m->sync_mu);
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->cv);

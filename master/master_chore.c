@@ -261,6 +261,17 @@ void *master_chore_main(void *arg)
             master_servers_find_dead(m);
             next_wal_scan = clock_now_ms() + 5000;
         }
+        if (clock_now_ms() >= m->janitor_last_ms + m->janitor_interval_ms) {
+            master_janitor_run(m, NULL); /* sets janitor_last_ms */
+            m->janitor_last_ms = clock_now_ms();
+        }
+        pthread_mutex_lock(&m->mu);
+        bool normalize = clock_now_ms() >= m->normalizer_last_ms + m->normalizer_period_ms;
+        if (normalize)
+            m->normalizer_last_ms = clock_now_ms();
+        pthread_mutex_unlock(&m->mu);
+        if (normalize)
+            master_normalize_async(m); /* splits and merges take a while: not on the chore */
         pthread_mutex_lock(&m->mu);
         bool sync = m->rs_changed || first;
         pthread_mutex_unlock(&m->mu);

@@ -372,6 +372,134 @@ static void json_cluster(json_writer *w, const master_snap *sn)
     json_rits(w, sn);
 }
 
+/* Running procedures and the last ones that ended (docs/procedures.md). */
+static void json_procs(json_writer *w, master *m, int64_t now_ms)
+{
+    m_proc *v = NULL;
+    size_t n = 0;
+    if (master_procs_list(m, &v, &n) != ST_OK)
+        return;
+    json_key(w, "procedures");
+    json_array_begin(w);
+    for (size_t i = 0; i < n; i++) {
+        json_object_begin(w);
+        json_key(w, "id");
+        json_u64(w, v[i].id);
+        json_key(w, "type");
+        json_string(w, v[i].type);
+        json_key(w, "state");
+        json_string(w, master_proc_state_name(v[i].state));
+        json_key(w, "step");
+        json_string(w, v[i].step);
+        json_key(w, "table");
+        json_string(w, v[i].table);
+        json_key(w, "regions");
+        json_array_begin(w);
+        for (size_t j = 0; j < v[i].nregions; j++)
+            json_string(w, v[i].regions[j]);
+        json_array_end(w);
+        json_key(w, "age_ms");
+        json_i64(w, now_ms - v[i].submitted_ms);
+        json_key(w, "error");
+        json_string(w, v[i].error);
+        json_object_end(w);
+    }
+    json_array_end(w);
+    free(v);
+    json_key(w, "normalizer_plan");
+    pthread_mutex_lock(&m->mu);
+    json_string(w, m->normalizer_plan);
+    pthread_mutex_unlock(&m->mu);
+}
+
+static void page_procs(master *m, const master_snap *sn, html_doc *d)
+{
+    m_proc *v = NULL;
+    size_t n = 0;
+    if (master_procs_list(m, &v, &n) != ST_OK)
+        return;
+    html_rawf(d, "<h2>Procedures (%zu)</h2>\n", n);
+    if (n) {
+        html_raw(d, "<table><tr><th>Id</th><th>Type</th><th>State</th><th>Step</th>"
+                    "<th>Table</th><th>Regions</th><th>Age</th><th>Error</th></tr>\n");
+        for (size_t i = n; i-- > 0;) {
+            html_rawf(d, "<tr><td class=\"n\">%llu</td><td>", (unsigned long long)v[i].id);
+            html_text(d, v[i].type);
+            html_raw(d, "</td><td>");
+            html_text(d, master_proc_state_name(v[i].state));
+            html_raw(d, "</td><td>");
+            html_text(d, v[i].step);
+            html_raw(d, "</td><td>");
+            html_text(d, v[i].table);
+            html_raw(d, "</td><td>");
+            for (size_t j = 0; j < v[i].nregions; j++) {
+                html_text(d, v[i].regions[j]);
+                html_raw(d, j + 1 < v[i].nregions ? ", " : "");
+            }
+            html_rawf(d, "</td><td class=\"n\">%.1f s</td><td>",
+                      (double)(sn->now_ms - v[i].submitted_ms) / 1000.0);
+            html_text(d, v[i].error);
+            html_raw(d, "</td></tr>\n");
+        }
+        html_raw(d, "</table>\n");
+    }
+    free(v);
+    pthread_mutex_lock(&m->mu);
+    if (m->normalizer_plan[0]) {
+        html_raw(d, "<h3>Last normalizer plan</h3><pre>");
+        html_text(d, m->normalizer_plan);
+        html_raw(d, "</pre>\n");
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+/* Split parents and merged regions the janitor has not cleaned: their links (mu taken). */
+static void page_lineage(master *m, html_doc *d)
+{
+    bool any = false;
+    pthread_mutex_lock(&m->mu);
+    for (size_t i = 0; i < m->ntables; i++) {
+        const m_table *t = m->tables[i];
+        for (size_t j = 0; j < t->nparents; j++) {
+            if (!any)
+                html_raw(d, "<h2>Split and merge parents not yet cleaned</h2><table><tr>"
+                            "<th>Table</th><th>Region</th><th>Children / parents</th></tr>\n");
+            any = true;
+            html_raw(d, "<tr><td>");
+            html_text(d, t->name);
+            html_raw(d, "</td><td>");
+            html_text(d, t->parents[j]->mr.encoded_name);
+            html_raw(d, " (split)</td><td>daughters ");
+            html_text(d, t->parents[j]->mr.split_a);
+            html_raw(d, ", ");
+            html_text(d, t->parents[j]->mr.split_b);
+            html_raw(d, "</td></tr>\n");
+        }
+        for (size_t j = 0; j < t->n; j++) {
+            const meta_region *r = &t->regions[j]->mr;
+            if (!r->nmerged)
+                continue;
+            if (!any)
+                html_raw(d, "<h2>Split and merge parents not yet cleaned</h2><table><tr>"
+                            "<th>Table</th><th>Region</th><th>Children / parents</th></tr>\n");
+            any = true;
+            html_raw(d, "<tr><td>");
+            html_text(d, t->name);
+            html_raw(d, "</td><td>");
+            html_text(d, r->encoded_name);
+            html_raw(d, " (merged)</td><td>parents ");
+            for (size_t k = 0; k < r->nmerged; k++) {
+                html_text(d, r->merged[k]);
+                html_raw(d, k + 1 < r->nmerged ? ", " : "");
+            }
+            html_raw(d, "</td></tr>\n");
+        }
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (any)
+        html_raw(d, "</table>\n");
+}
+
 static void render_json(void *ctx, const status_pages_view *v, json_writer *w)
 {
     master *m = ctx;
@@ -383,8 +511,10 @@ static void render_json(void *ctx, const status_pages_view *v, json_writer *w)
     json_key(w, "start_code");
     json_u64(w, m->start_code);
     json_masters(w, sn);
-    if (sn->active)
+    if (sn->active) {
         json_cluster(w, sn);
+        json_procs(w, m, sn->now_ms);
+    }
 }
 
 /* ---- / (HTML) ---- */
@@ -571,6 +701,8 @@ static void render_page(void *ctx, const status_pages_view *v, html_doc *d)
         page_servers(sn, d);
         page_tables(sn, d);
         page_rits(sn, d);
+        page_procs(ctx, sn, d);
+        page_lineage(ctx, d);
         page_spread(sn, d);
     }
 }

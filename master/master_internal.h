@@ -73,8 +73,15 @@ typedef struct m_table {
     uint8_t *schema; /* packed strata.admin.TableSchema */
     size_t schema_len;
     meta_table_state state;
-    m_region **regions; /* sorted by start key */
+    m_region **regions; /* sorted by start key; they tile the table's key space */
     size_t n, cap;
+    m_region **parents; /* split parents the catalog janitor has not removed yet */
+    size_t nparents, parents_cap;
+    /* Regions that left the table (split parents cleaned, merged parents): an operation
+     * that read a pointer before may still wait to take one, so they are freed with the
+     * table. */
+    m_region **gone;
+    size_t ngone, gone_cap;
     bool busy; /* a DDL has the table */
     int users; /* chore/recovery passes holding a pointer to it (mu); free waits for 0 */
 } m_table;
@@ -150,9 +157,30 @@ struct master {
     bool chore_stop;
     pthread_t election_thr, chore_thr;
     bool election_started, chore_started;
+
+    /* procedures (master_proc.c), under mu */
+    struct m_proc **procs; /* running ones and the last MASTER_PROCS_KEPT that ended */
+    size_t nprocs, procs_cap;
+    uint64_t last_proc_id;
+    int proc_threads; /* threads finishing procedures or normalizing (master_stop waits) */
+    /* switches (master_proc.c): split/merge/normalizer mirrored in ZooKeeper */
+    atomic_bool switch_split, switch_merge, switch_normalizer, switch_janitor;
+    /* split and merge (master_split.c, master_janitor.c) */
+    int64_t janitor_interval_ms;
+    _Atomic int64_t janitor_last_ms;
+    /* the normalizer (master_normalizer.c) */
+    int64_t normalizer_period_ms;
+    int normalizer_min_regions;
+    int64_t normalizer_min_age_ms;
+    char normalizer_plan[4096]; /* the last run's plan (mu) */
+    int64_t normalizer_last_ms; /* when it ran (mu) */
+    char inject_crash[96]; /* master.inject.crash: "<type>:<step>" to die at (tests) */
+    char inject_pause[96]; /* master.inject.pause: "<type>:<step>" to sleep at (tests) */
+    int64_t inject_pause_ms;
 };
 
 #define MASTER_DEAD_KEPT 64
+#define MASTER_PROCS_KEPT 64 /* ended procedures kept for list_procedures */
 
 /* ---- master.c ---- */
 /* Makes m the active master (the election's winner runs it): the cluster id, the WALs of
@@ -253,6 +281,105 @@ void master_region_info_proto(const meta_region *r, Strata__Admin__RegionInfo *o
 /* Asks the region server serving r to flush or compact it. */
 int master_region_admin(master *m, m_region *r, const char *method, bool major);
 
+/* ---- master_proc.c: persisted procedures (docs/procedures.md) and switches ---- */
+typedef enum m_proc_state {
+    M_PROC_RUNNABLE = 0,
+    M_PROC_SUCCESS,
+    M_PROC_ROLLEDBACK,
+    M_PROC_FAILED,
+} m_proc_state;
+
+typedef struct m_proc {
+    uint64_t id;
+    const char *type; /* static */
+    const char *step; /* static step name */
+    m_proc_state state;
+    char table[256];
+    char regions[META_MERGE_MAX][64];
+    size_t nregions;
+    int64_t submitted_ms, updated_ms;
+    char error[256];
+} m_proc;
+
+const char *master_proc_state_name(m_proc_state s);
+/* The name of step (docs/procedures.md) of a procedure type; static. */
+const char *master_proc_step_name(const char *type, unsigned step);
+/* Registers a new running procedure (in memory) and returns its id (0: out of memory). */
+uint64_t master_proc_begin(master *m, const char *type, const char *table,
+                           const char *const *regions, size_t n);
+/* Writes p (its step and updated_ms set by the caller) to meta with region rows put and
+ * deleted in the same atomic batch, after the lease check; step_name shows in listings.
+ * Dies here first if master.inject.crash names "<type>:<step_name>". */
+int master_proc_write(master *m, Strata__Master__Procedure *p, const char *step_name,
+                      const meta_region *put, size_t nput, const meta_region *del, size_t ndel);
+/* Ends a procedure: deletes its row (if written) and records state and error. */
+void master_proc_end(master *m, uint64_t id, bool written, m_proc_state st, const char *error);
+/* Copies the listing (free with free()). */
+int master_procs_list(master *m, m_proc **out, size_t *n);
+/* Reads every procedure row after meta is loaded: rolls back those before their catalog
+ * change, finishes the others (master_split.c, master_merge.c). Before the chore runs. */
+int master_procs_resume(master *m);
+/* Past a procedure's catalog change: a thread opens its children (encoded names) on server
+ * (another if it is gone), then ends the procedure. */
+int master_proc_resume_open(master *m, uint64_t id, const char *const *kids, size_t n,
+                            const char *server);
+/* Test hook: pauses (master.inject.pause) and dies (SIGKILL to itself, master.inject.crash)
+ * at "<type>:<step>". */
+void master_inject_crash(master *m, const char *type, const char *step);
+
+typedef enum master_switch {
+    MASTER_SWITCH_SPLIT = 0,
+    MASTER_SWITCH_MERGE,
+    MASTER_SWITCH_NORMALIZER,
+    MASTER_SWITCH_CATALOG_JANITOR,
+} master_switch;
+/* Parses "SPLIT", "MERGE", "NORMALIZER", "CATALOG_JANITOR" (any case). */
+int master_switch_parse(const char *name, master_switch *out);
+bool master_switch_get(master *m, master_switch s);
+/* Sets a switch (persisted in ZooKeeper but for the janitor's); *prev gets the old state. */
+int master_switch_set(master *m, master_switch s, bool on, bool *prev);
+/* Reads the persisted switches (activation). */
+void master_switches_load(master *m);
+
+/* ---- master_split.c: split (docs/split-merge.md) ---- */
+/* Splits region encoded at row (NULL: the region server's best split point). Returns once
+ * the daughters are open (or left to the chore); *daughters (may be NULL) gets copies of
+ * both (free with meta_regions_free). */
+int master_split_region(master *m, const char *encoded, const uint8_t *row, size_t row_len,
+                        meta_region **daughters);
+/* Resumes a split read from meta (master_procs_resume). */
+int master_split_resume(master *m, Strata__Master__Procedure *p);
+
+/* ---- master_merge.c: merge (docs/split-merge.md) ---- */
+/* Merges n regions (encoded names) of one table; adjacent unless force (then only gaps,
+ * no other region, may lie between them). *merged (may be NULL) gets a copy of the
+ * merged region (free with meta_region_clear). */
+int master_merge_regions(master *m, const char *const *encoded, size_t n, bool force,
+                         meta_region *merged);
+int master_merge_resume(master *m, Strata__Master__Procedure *p);
+
+/* ---- master_normalizer.c ---- */
+/* One normalizer run over every table (only_table NULL) or one: *ran false when the switch
+ * is off or a run is under way. */
+int master_normalize(master *m, const char *only_table, bool *ran);
+/* The same on a thread of its own (the chore's periodic run); master_stop waits for it. */
+void master_normalize_async(master *m);
+
+/* ---- master_janitor.c: the catalog janitor ---- */
+/* Removes every split parent and merge record no region references any more. *cleaned
+ * (may be NULL) gets how many. Runs on the chore thread or under sync_mu. */
+int master_janitor_run(master *m, unsigned *cleaned);
+
+/* ---- master.c: regions in tables ---- */
+/* Start-key order (then region id). */
+int master_region_cmp(const void *a, const void *b);
+/* Adds r to t's regions in order (mu held). */
+int master_table_add_region(m_table *t, m_region *r);
+/* Removes r from t's regions (mu held); false if it is not there. */
+bool master_table_drop_region(m_table *t, m_region *r);
+/* Keeps r (out of every list) until the table is freed (mu held). */
+int master_table_bury(m_table *t, m_region *r);
+
 /* ---- master_chore.c ---- */
 void *master_chore_main(void *arg);
 /* One pass of the chore: servers re-read when sync_servers (else ZooKeeper pinged), queued
@@ -344,6 +471,8 @@ void master_http_stop(master *m);
 
 /* ---- master_service.c ---- */
 int master_service_register(master *m);
+/* master_service_procs.c: SplitRegion, ListProcedures, SetSwitch, RunCatalogJanitor. */
+int master_service_register_procs(master *m);
 
 /* ---- master_ops.c: region servers and ZooKeeper ---- */
 /* Replaces the real calls by ops with ctx (NULL: the real ones again). Before

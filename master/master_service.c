@@ -703,5 +703,5 @@ int master_service_register(master *m)
         if (rc != ST_OK)
             return rc;
     }
-    return ST_OK;
+    return master_service_register_procs(m);
 }

@@ -196,6 +196,14 @@ static int check_region(const meta_region *r)
     if (strnlen(r->server, sizeof(r->server)) == sizeof(r->server))
         return st_error(ST_INVALID_ARGUMENT, "meta: region %s: server name too long",
                         r->encoded_name);
+    if (r->nmerged > META_MERGE_MAX || strnlen(r->split_a, sizeof(r->split_a)) == sizeof(r->split_a) ||
+        strnlen(r->split_b, sizeof(r->split_b)) == sizeof(r->split_b))
+        return st_error(ST_INVALID_ARGUMENT, "meta: region %s: bad split or merge links",
+                        r->encoded_name);
+    for (size_t i = 0; i < r->nmerged; i++)
+        if (!r->merged[i][0] || strnlen(r->merged[i], sizeof(r->merged[i])) == sizeof(r->merged[i]))
+            return st_error(ST_INVALID_ARGUMENT, "meta: region %s: bad merge parent %zu",
+                            r->encoded_name, i);
     return ST_OK;
 }
 
@@ -259,6 +267,23 @@ int meta_batch_region(meta_batch *b, const meta_region *r)
     meta_batch_put(b, META_FAM_INFO, META_Q_STATE, state, strlen(state));
     meta_batch_put(b, META_FAM_INFO, META_Q_SEQNUM, seq, sizeof(seq));
     meta_batch_put(b, META_FAM_INFO, META_Q_FAILURES, failures, (size_t)flen);
+    const char *links[2] = {r->split_a, r->split_b};
+    const char *link_q[2] = {META_Q_SPLIT_A, META_Q_SPLIT_B};
+    for (int i = 0; i < 2; i++) {
+        if (links[i][0])
+            meta_batch_put(b, META_FAM_INFO, link_q[i], links[i], strlen(links[i]));
+        else
+            meta_batch_delete_column(b, META_FAM_INFO, link_q[i]);
+    }
+    for (unsigned i = 0; i < META_MERGE_MAX; i++) {
+        static const char *const mq[META_MERGE_MAX] = {"merge0000", "merge0001", "merge0002",
+                                                       "merge0003", "merge0004", "merge0005",
+                                                       "merge0006", "merge0007"};
+        if (i < r->nmerged)
+            meta_batch_put(b, META_FAM_INFO, mq[i], r->merged[i], strlen(r->merged[i]));
+        else
+            meta_batch_delete_column(b, META_FAM_INFO, mq[i]);
+    }
     if (r->server[0]) {
         put_server(b, r, host_len, port, startcode);
     } else {
@@ -325,6 +350,25 @@ static int decode_column(const cell_t *c, meta_region *r, bool *have_info)
             return corrupt(c, "info:state");
     } else if (meta_cell_is(c, META_FAM_INFO, META_Q_SN)) {
         return decode_text(c, r->server, sizeof(r->server));
+    } else if (meta_cell_is(c, META_FAM_INFO, META_Q_SPLIT_A)) {
+        return decode_text(c, r->split_a, sizeof(r->split_a));
+    } else if (meta_cell_is(c, META_FAM_INFO, META_Q_SPLIT_B)) {
+        return decode_text(c, r->split_b, sizeof(r->split_b));
+    } else if (c->family_len == strlen(META_FAM_INFO) && c->qualifier_len == 9 &&
+               memcmp(c->family, META_FAM_INFO, c->family_len) == 0 &&
+               memcmp(c->qualifier, "merge", 5) == 0) {
+        unsigned idx = 0;
+        for (size_t k = 5; k < 9; k++) {
+            if (c->qualifier[k] < '0' || c->qualifier[k] > '9')
+                return corrupt(c, "info:mergeNNNN qualifier");
+            idx = idx * 10 + (unsigned)(c->qualifier[k] - '0');
+        }
+        if (idx >= META_MERGE_MAX || r->nmerged >= META_MERGE_MAX)
+            return corrupt(c, "info:mergeNNNN index");
+        int rc = decode_text(c, r->merged[r->nmerged], sizeof(r->merged[0]));
+        if (rc == ST_OK)
+            r->nmerged++;
+        return rc;
     } else if (meta_cell_is(c, META_FAM_INFO, META_Q_SEQNUM)) {
         if (c->value_len != 8)
             return corrupt(c, "info:seqnum");
@@ -557,7 +601,7 @@ int meta_region_row_keys(meta *m, const char *table, uint8_t ***keys, size_t **l
 
 static void meta_schema(table_schema *s)
 {
-    static const char *const fams[] = {META_FAM_INFO, META_FAM_TABLE, META_FAM_NS};
+    static const char *const fams[] = {META_FAM_INFO, META_FAM_TABLE, META_FAM_NS, META_FAM_PROC};
     table_schema_init(s, META_TABLE_NAME);
     for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++) {
         family_schema f;

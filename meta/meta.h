@@ -20,6 +20,9 @@
 #define META_TABLE_NAME "strata:meta"
 #define META_ENCODED_NAME "1588230740"
 
+/* Most regions one merge may join (info:merge0000 ... info:merge0007). */
+#define META_MERGE_MAX 8
+
 typedef enum meta_region_state {
     META_OFFLINE = 0,
     META_OPENING = 1,
@@ -58,6 +61,13 @@ typedef struct meta_region {
     char server[320]; /* "host,port,startcode" it is open / opening / closing on; "" none */
     uint64_t seqnum;
     int failures; /* failed opens since the last success */
+    /* A split parent (offline and split): its daughters' encoded names (info:splitA/B). */
+    char split_a[64];
+    char split_b[64];
+    /* A merged region: its parents' encoded names until the janitor cleans them
+     * (info:merge0000 ...). */
+    char merged[META_MERGE_MAX][64];
+    size_t nmerged;
 } meta_region;
 
 void meta_region_clear(meta_region *r);
@@ -107,6 +117,31 @@ int meta_table_regions(meta *m, const char *table, meta_region **out, size_t *n)
 int meta_all_regions(meta *m, meta_region **out, size_t *n);
 /* The region with this encoded name: ST_OK or ST_NOT_FOUND naming it. */
 int meta_find_region(meta *m, const char *encoded_name, meta_region *out);
+
+/* One atomic catalog change: region rows written (every column) and deleted, and a
+ * procedure row (docs/procedures.md) written (proc_data) or deleted (proc_delete), all in
+ * one batch. Rows must be distinct. */
+typedef struct meta_change {
+    const meta_region *put;
+    size_t nput;
+    const meta_region *del;
+    size_t ndel;
+    uint64_t proc_id; /* 0: no procedure row */
+    const uint8_t *proc_data;
+    size_t proc_len;
+    bool proc_delete;
+} meta_change;
+int meta_apply(meta *m, const meta_change *c);
+
+/* ---- procedures ---- */
+typedef struct meta_proc {
+    uint64_t id;
+    uint8_t *data; /* packed strata.master.Procedure (owned) */
+    size_t len;
+} meta_proc;
+/* Every procedure row, by id. */
+int meta_list_procs(meta *m, meta_proc **out, size_t *n);
+void meta_procs_free(meta_proc *v, size_t n);
 
 /* ---- tables ---- */
 /* Writes the table row (schema and state). */

@@ -128,6 +128,7 @@ void meta_batch_delete_row(meta_batch *b, const uint8_t *row, size_t len)
     add_cell(b, META_FAM_INFO, "", NULL, 0, CELL_TYPE_DELETE_FAMILY);
     add_cell(b, META_FAM_TABLE, "", NULL, 0, CELL_TYPE_DELETE_FAMILY);
     add_cell(b, META_FAM_NS, "", NULL, 0, CELL_TYPE_DELETE_FAMILY);
+    add_cell(b, META_FAM_PROC, "", NULL, 0, CELL_TYPE_DELETE_FAMILY);
 }
 
 bool meta_batch_has_row(const meta_batch *b, const uint8_t *row, size_t len)

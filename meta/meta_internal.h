@@ -36,6 +36,7 @@
 #define META_FAM_INFO "info"
 #define META_FAM_TABLE "table"
 #define META_FAM_NS "ns"
+#define META_FAM_PROC "proc"
 #define META_Q_REGIONINFO "regioninfo"
 #define META_Q_STATE "state"
 #define META_Q_SERVER "server"
@@ -45,6 +46,10 @@
 #define META_Q_FAILURES "failures"
 #define META_Q_SCHEMA "schema"
 #define META_Q_NSDESC "d"
+#define META_Q_SPLIT_A "splitA"
+#define META_Q_SPLIT_B "splitB"
+#define META_Q_PROC "d"
+#define META_PROC_ROW_PREFIX "~proc,"
 
 struct meta {
     engine *eng;

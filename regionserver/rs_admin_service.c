@@ -1,6 +1,6 @@
 /*
  * rs_admin_service.c - AdminService: OpenRegion, CloseRegion, FlushRegion, CompactRegion,
- * GetRegionInfo, GetOnlineRegion and GetServerLoad (docs/regionserver.md).
+ * GetRegionInfo, GetOnlineRegion, GetServerLoad and CompactionSwitch (docs/regionserver.md).
  *
  * Thread-safety: handlers run on RPC handler threads; region state changes go through
  * rs_regions.c.
@@ -124,16 +124,44 @@ static int region_info_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     Strata__Admin__GetRegionInfoResponse resp = STRATA__ADMIN__GET_REGION_INFO_RESPONSE__INIT;
     Strata__Admin__RegionInfo info;
     Strata__Admin__RegionLoad load;
+    buf_t row = {0};
+    char why[256] = "";
+    bool refs = false, disabled = false;
     int rc = rs_region_acquire(s, m->encoded_name, &reg);
     if (rc == ST_OK) {
         region_info_to_proto(region_get_info(reg->r), &info);
         rs_load_to_proto(reg->r, &load);
         resp.region = &info;
         resp.load = &load;
-        rc = rpc_proto_reply(reply, &resp.base);
+        resp.has_has_references = 1;
+        resp.has_references = region_has_references(reg->r);
+        if (m->has_best_split_row && m->best_split_row)
+            rc = rs_split_point(s, reg->r, &row, &refs, &disabled, why, sizeof(why));
+        resp.has_split_disabled = 1;
+        resp.split_disabled = disabled;
+        if (rc == ST_OK && row.len) {
+            resp.has_best_split_row = 1;
+            resp.best_split_row = (ProtobufCBinaryData){row.len, row.data};
+        } else if (rc == ST_OK && why[0]) {
+            resp.not_splittable = why;
+        }
+        if (rc == ST_OK)
+            rc = rpc_proto_reply(reply, &resp.base);
     }
     rs_region_release(s, reg);
+    buf_free(&row);
     return rc;
+}
+
+static int compaction_switch_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    rs_server *s = ctx;
+    Strata__Admin__CompactionSwitchRequest *m = (Strata__Admin__CompactionSwitchRequest *)msg;
+    Strata__Admin__CompactionSwitchResponse resp = STRATA__ADMIN__COMPACTION_SWITCH_RESPONSE__INIT;
+    resp.previous = engine_set_compactions(s->eng, m->enabled);
+    LOG_INFO("region server %s: compactions %s (were %s)", s->server_name,
+             m->enabled ? "on" : "off", resp.previous ? "on" : "off");
+    return rpc_proto_reply(reply, &resp.base);
 }
 
 static void release_list(rs_server *s, rs_region **list, size_t n)
@@ -202,6 +230,8 @@ RPC_PROTO_HANDLER(handle_compact, check_serving, strata__admin__compact_region_r
                   compact_body)
 RPC_PROTO_HANDLER(handle_region_info, check_serving,
                   strata__admin__get_region_info_request__descriptor, region_info_body)
+RPC_PROTO_HANDLER(handle_compaction_switch, check_serving,
+                  strata__admin__compaction_switch_request__descriptor, compaction_switch_body)
 RPC_PROTO_HANDLER(handle_online, check_serving, strata__admin__get_online_region_request__descriptor,
                   online_body)
 RPC_PROTO_HANDLER(handle_server_load, check_serving,
@@ -220,6 +250,7 @@ int rs_admin_service_register(rs_server *s)
         {"AdminService.GetRegionInfo", handle_region_info},
         {"AdminService.GetOnlineRegion", handle_online},
         {"AdminService.GetServerLoad", handle_server_load},
+        {"AdminService.CompactionSwitch", handle_compaction_switch},
     };
     for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
         int rc = rpc_server_register(s->rpc, methods[i].name, methods[i].fn, s);

@@ -337,6 +337,21 @@ static int find_master(rs_server *s, char *addr, size_t cap)
     return rc;
 }
 
+int rs_cluster_master_call(rs_server *s, const char *method, const ProtobufCMessage *req,
+                           int timeout_ms)
+{
+    if (!rs_cluster_enabled(s) || !s->cl.z)
+        return st_error(ST_NOT_SERVING, "region server %s: no cluster, no master to ask",
+                        s->server_name);
+    char addr[300];
+    int rc = find_master(s, addr, sizeof(addr));
+    if (rc == ST_NOT_FOUND)
+        return st_error(ST_NOT_SERVING, "region server %s: no active master", s->server_name);
+    if (rc != ST_OK)
+        return rc;
+    return rpc_proto_call(s->cl.master, addr, method, req, timeout_ms, NULL, NULL);
+}
+
 /* The heartbeat: every open region's load and their sums, packed into out. */
 static int build_report(rs_server *s, buf_t *out)
 {

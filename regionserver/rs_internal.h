@@ -95,6 +95,9 @@ typedef struct rs_cluster {
     _Atomic int session_ms;        /* negotiated session timeout, set when registered */
 } rs_cluster;
 
+#define RS_SPLIT_QUEUE_MAX 256
+#define RS_SPLIT_RECENT 64
+
 struct rs_server {
     /* settings */
     char host[256];
@@ -135,6 +138,18 @@ struct rs_server {
 
     rs_cluster cl;
     struct rs_http *http; /* status pages and metrics (rs_http.c); NULL if not serving HTTP */
+
+    /* the split trigger (rs_split.c) */
+    pthread_mutex_t split_mu;
+    pthread_cond_t split_cv;
+    pthread_t split_thread;
+    bool split_started, split_stop;
+    char split_queue[RS_SPLIT_QUEUE_MAX][64]; /* regions to check, under split_mu */
+    size_t split_n;
+    struct {
+        char name[64];
+        int64_t ms;
+    } split_recent[RS_SPLIT_RECENT]; /* splitter thread only */
 };
 
 /* ---- allocation pool for building one response (freed together) ---- */
@@ -167,6 +182,18 @@ int rs_region_close_all(rs_server *s);
  * rs_region_release and free the array. */
 int rs_region_list(rs_server *s, rs_region ***out, size_t *n);
 
+/* ---- split (rs_split.c) ---- */
+/* Where r would split: the best split row adjusted by the table's policy into row (empty
+ * when it cannot split, with the reason in why), whether a store holds references, and
+ * whether the policy refuses every split (DisabledRegionSplitPolicy). */
+int rs_split_point(rs_server *s, region *r, buf_t *row, bool *has_refs, bool *disabled,
+                   char *why, size_t cap);
+/* The engine's after-maintenance hook (arg: the server): queues r for a policy check. */
+void rs_split_after_maint(void *arg, region *r, bool compaction);
+/* The splitter thread (cluster mode only). */
+int rs_split_start(rs_server *s);
+void rs_split_stop(rs_server *s);
+
 /* ---- scanners (rs_scanners.c) ---- */
 int rs_scanners_start(rs_server *s);
 void rs_scanners_stop(rs_server *s); /* joins the reaper and frees every scanner */
@@ -189,6 +216,9 @@ int rs_cluster_join(rs_server *s);
 /* Once serving: creates the ephemeral <parent>/rs/<server name> and starts the thread
  * that pings ZooKeeper and heartbeats to the active master. */
 int rs_cluster_register(rs_server *s);
+/* One call of method on the active master (looked up in ZooKeeper), no answer kept. */
+int rs_cluster_master_call(rs_server *s, const char *method, const ProtobufCMessage *req,
+                           int timeout_ms);
 /* Creates <parent>/region-owner/<encoded name> under this session: ST_OK if made or
  * already ours, ST_EXISTS "region R is owned by server S", or the ZooKeeper failure. */
 int rs_cluster_claim(rs_server *s, const region_info *info);

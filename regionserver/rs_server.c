@@ -236,6 +236,8 @@ int rs_server_new(const config *cfg, rs_server **out)
     pthread_mutex_init(&s->scan_mu, NULL);
     pthread_cond_init(&s->scan_cv, NULL);
     pthread_cond_init(&s->reaper_cv, NULL);
+    pthread_mutex_init(&s->split_mu, NULL);
+    pthread_cond_init(&s->split_cv, NULL);
     s->next_scanner_id = 1;
     *out = s;
     return ST_OK;
@@ -326,6 +328,13 @@ int rs_server_start(rs_server *s)
     rc = rs_cluster_enabled(s) ? rs_cluster_join(s) : split_own_old_wals(s, port);
     if (rc != ST_OK)
         return rc;
+    if (rs_cluster_enabled(s)) {
+        /* The split trigger: the engine calls it after every flush and compaction. */
+        s->eopts.after_maint = rs_split_after_maint;
+        s->eopts.after_maint_arg = s;
+        if ((rc = rs_split_start(s)) != ST_OK)
+            return rc;
+    }
     if ((rc = engine_open(&s->eopts, &s->eng)) != ST_OK)
         return rc;
     if ((rc = rs_scanners_start(s)) != ST_OK)
@@ -389,6 +398,7 @@ int rs_server_stop(rs_server *s)
     if (!s || !s->rpc)
         return ST_OK;
     LOG_INFO("region server %s stopping", s->server_name);
+    rs_split_stop(s);
     rs_cluster_leave(s); /* regions handed back to the master while RPC still answers */
     rpc_server_stop(s->rpc);
     atomic_store(&s->serving, false);

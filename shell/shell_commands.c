@@ -17,15 +17,16 @@
 volatile sig_atomic_t shell_interrupted;
 
 static const shell_command *const TABLES[] = {
-    shell_cmds_general, shell_cmds_ddl, shell_cmds_namespace, shell_cmds_dml, shell_cmds_regions};
+    shell_cmds_general, shell_cmds_ddl,     shell_cmds_namespace,
+    shell_cmds_dml,     shell_cmds_regions, shell_cmds_procs};
 #define NTABLES (sizeof(TABLES) / sizeof(TABLES[0]))
 
-static const char *const GROUPS[] = {"general", "ddl", "namespace", "dml", "tools"};
+static const char *const GROUPS[] = {"general", "ddl", "namespace", "dml", "tools", "procedures"};
 #define NGROUPS (sizeof(GROUPS) / sizeof(GROUPS[0]))
 
 static const char *const GROUP_TITLES[] = {"general commands", "table definition (DDL) commands",
                                            "namespace commands", "data manipulation (DML) commands",
-                                           "administration tools"};
+                                           "administration tools", "procedures"};
 
 const shell_command *shell_find_command(const char *name)
 {

@@ -57,7 +57,7 @@ typedef int (*shell_cmd_fn)(shell_session *s, const shell_value *args);
 
 typedef struct shell_command {
     const char *name;
-    const char *group; /* general, ddl, namespace, dml, tools */
+    const char *group; /* general, ddl, namespace, dml, tools, procedures */
     shell_cmd_fn fn;
     const char *help; /* HBase-style help text, ending with a newline */
 } shell_command;
@@ -68,6 +68,7 @@ extern const shell_command shell_cmds_ddl[];
 extern const shell_command shell_cmds_namespace[];
 extern const shell_command shell_cmds_dml[];
 extern const shell_command shell_cmds_regions[];
+extern const shell_command shell_cmds_procs[];
 
 /* The command called name (or an alias such as desc), or NULL. */
 const shell_command *shell_find_command(const char *name);

@@ -26,6 +26,8 @@ static const struct {
     [ZNODE_TABLE] = {"table", true},
     [ZNODE_SPLIT_WAL] = {"splitWAL", true},
     [ZNODE_BALANCER] = {"balancer", false},
+    [ZNODE_SWITCH] = {"switch", true},
+    [ZNODE_NORMALIZER] = {"normalizer", false},
 };
 
 static const char *parent_or_default(const char *parent)
@@ -64,7 +66,8 @@ const char *znodes_child_of(const char *parent, znode_id dir, const char *path)
 int znodes_create_dirs(zk *z, const char *parent)
 {
     static const znode_id dirs[] = {ZNODE_PARENT, ZNODE_BACKUP_MASTERS, ZNODE_RS,
-                                    ZNODE_REGION_OWNER, ZNODE_TABLE, ZNODE_SPLIT_WAL};
+                                    ZNODE_REGION_OWNER, ZNODE_TABLE, ZNODE_SPLIT_WAL,
+                                    ZNODE_SWITCH};
     int rc = ST_OK;
     for (size_t i = 0; rc == ST_OK && i < sizeof(dirs) / sizeof(dirs[0]); i++) {
         char *p = znodes_path(parent, dirs[i], NULL);

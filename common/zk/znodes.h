@@ -12,6 +12,8 @@
  *   <parent>/table/<t>              ZNODE_TABLE           (child: "ns:table" or "table")
  *   <parent>/splitWAL/<s>           ZNODE_SPLIT_WAL       (child: a server name)
  *   <parent>/balancer               ZNODE_BALANCER
+ *   <parent>/switch/<name>          ZNODE_SWITCH          (child: "split" or "merge")
+ *   <parent>/normalizer             ZNODE_NORMALIZER
  *
  * Thread-safety: the path builders are pure; the lookups are as safe as zk.h.
  */
@@ -35,6 +37,8 @@ typedef enum znode_id {
     ZNODE_TABLE,
     ZNODE_SPLIT_WAL,
     ZNODE_BALANCER,
+    ZNODE_SWITCH,
+    ZNODE_NORMALIZER,
 } znode_id;
 
 /* The path of node under parent (NULL or "": ZNODES_DEFAULT_PARENT); for a directory node
@@ -47,7 +51,7 @@ char *znodes_path(const char *parent, znode_id node, const char *child);
 const char *znodes_child_of(const char *parent, znode_id dir, const char *path);
 
 /* Creates the persistent directory nodes (the parent, backup-masters, rs, region-owner,
- * table, splitWAL) that do not exist yet. ST_OK, or the ZooKeeper failure naming the node. */
+ * table, splitWAL, switch) that do not exist yet. ST_OK, or the ZooKeeper failure naming the node. */
 int znodes_create_dirs(zk *z, const char *parent);
 
 /* Reads the active master from <parent>/master: ST_OK and *out (and *http_port if not

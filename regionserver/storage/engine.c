@@ -59,6 +59,7 @@ struct engine {
     pthread_t threads[2 * ENGINE_MAX_THREADS];
     int nthreads;
     _Atomic int64_t memstore_bytes;
+    atomic_bool compactions_off; /* engine_set_compactions: HBase's compaction_switch */
 };
 
 void engine_options_init(engine_options *o)
@@ -332,6 +333,31 @@ bool engine_request_flush(engine *e, region *r)
 bool engine_request_compaction(engine *e, region *r)
 {
     return enqueue(e, r, false);
+}
+
+bool engine_set_compactions(engine *e, bool on)
+{
+    bool was_on = !atomic_exchange(&e->compactions_off, !on);
+    if (on && !was_on) {
+        /* What waited meanwhile (references, too many files) is looked at again. */
+        pthread_mutex_lock(&e->mu);
+        region *list[256];
+        size_t n = 0;
+        for (region *r = e->regions; r && n < 256; r = r->next_in_engine)
+            if (region_try_ref(r))
+                list[n++] = r;
+        pthread_mutex_unlock(&e->mu);
+        for (size_t i = 0; i < n; i++) {
+            enqueue(e, list[i], false);
+            region_unref(list[i]);
+        }
+    }
+    return was_on;
+}
+
+bool engine_compactions_enabled(const engine *e)
+{
+    return !atomic_load(&e->compactions_off);
 }
 
 void engine_memstore_add(engine *e, int64_t delta)

@@ -62,4 +62,11 @@ wal *engine_wal(engine *e);
 /* Regions waiting in the flush and the compaction queue now (running work not counted). */
 void engine_queue_lengths(engine *e, size_t *flush, size_t *compaction);
 
+/* Turns compactions on or off for every region of the engine (HBase's compaction_switch):
+ * while off, background and requested compactions do nothing (writes still wait while a
+ * store has blocking_store_files files); turned on, every region is looked at again.
+ * Returns the previous state. */
+bool engine_set_compactions(engine *e, bool on);
+bool engine_compactions_enabled(const engine *e);
+
 #endif

@@ -120,6 +120,8 @@ int region_flush(region *r);
  * and waits for it. */
 int region_compact(region *r, bool major);
 void region_get_stats(region *r, region_stats *out);
+/* The bytes of each store's files in schema order, at most cap of them; returns how many. */
+size_t region_store_sizes(region *r, uint64_t *sizes, size_t cap);
 
 /* Splits (region_split.c; docs/formats/reference.md). Whether any store holds
  * reference files (a daughter of a split or a merged region not compacted yet). */

@@ -148,6 +148,11 @@ int region_flush_internal(region *r)
 static int compact_stores(region *r, bool major, bool wait, size_t *done)
 {
     *done = 0;
+    if (!engine_compactions_enabled(r->eng)) {
+        LOG_DEBUG("region %s: compactions are switched off; not compacting",
+                  r->info.encoded_name);
+        return ST_OK;
+    }
     compaction_policy p = engine_compaction_policy(r->eng);
     int first = ST_OK;
     for (size_t i = 0; i < r->schema.nfamilies; i++) {

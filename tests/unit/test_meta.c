@@ -860,6 +860,154 @@ static void state_names_round_trip(void **state)
     assert_string_equal(meta_region_state_name((meta_region_state)99), "UNKNOWN");
 }
 
+
+/* ---------------------------------------------------------------- split, merge, procedures */
+
+static meta_region *find_in(meta_region *v, size_t n, const char *enc)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i].encoded_name, enc) == 0)
+            return &v[i];
+    return NULL;
+}
+
+/* A split as the master writes it: parent offline+split naming its daughters, daughters
+ * CLOSED and the procedure row, in one apply; all of it reads back, also after a reopen. */
+static void split_change_reads_back_and_survives_reopen(void **state)
+{
+    fixture *f = *state;
+    create_table(f->m, "default:t", 1, NULL, 0);
+    meta_region *cur = NULL;
+    size_t n = 0;
+    assert_int_equal(meta_table_regions(f->m, "default:t", &cur, &n), ST_OK);
+    assert_int_equal(n, 1);
+    const char *mid[] = {"m"};
+    size_t nd = 0;
+    meta_region *d = make_regions("default:t", 2, mid, 1, &nd);
+    meta_region rows[3];
+    assert_int_equal(meta_region_copy(&rows[0], &cur[0]), ST_OK);
+    rows[0].offline = rows[0].split = true;
+    rows[0].state = META_OFFLINE;
+    snprintf(rows[0].split_a, sizeof(rows[0].split_a), "%s", d[0].encoded_name);
+    snprintf(rows[0].split_b, sizeof(rows[0].split_b), "%s", d[1].encoded_name);
+    rows[1] = d[0];
+    rows[2] = d[1];
+    meta_change c = {.put = rows, .nput = 3, .proc_id = 42,
+                     .proc_data = (const uint8_t *)"step-4", .proc_len = 6};
+    assert_int_equal(meta_apply(f->m, &c), ST_OK);
+    for (int round = 0; round < 2; round++) {
+        meta_region *v = NULL;
+        size_t nv = 0;
+        assert_int_equal(meta_table_regions(f->m, "default:t", &v, &nv), ST_OK);
+        assert_int_equal(nv, 3);
+        meta_region *p = find_in(v, nv, cur[0].encoded_name);
+        assert_non_null(p);
+        assert_true(p->offline && p->split);
+        assert_string_equal(p->split_a, d[0].encoded_name);
+        assert_string_equal(p->split_b, d[1].encoded_name);
+        meta_region *a = find_in(v, nv, d[0].encoded_name);
+        assert_non_null(a);
+        assert_false(a->offline || a->split);
+        assert_string_equal(a->split_a, "");
+        meta_regions_free(v, nv);
+        meta_proc *pv = NULL;
+        size_t np = 0;
+        assert_int_equal(meta_list_procs(f->m, &pv, &np), ST_OK);
+        assert_int_equal(np, 1);
+        assert_int_equal(pv[0].id, 42);
+        assert_int_equal(pv[0].len, 6);
+        assert_memory_equal(pv[0].data, "step-4", 6);
+        meta_procs_free(pv, np);
+        close_all(f);
+        open_at(f, f->dir);
+    }
+    /* The procedure ends: its row goes; the region rows stay. */
+    meta_change end = {.proc_id = 42, .proc_delete = true};
+    assert_int_equal(meta_apply(f->m, &end), ST_OK);
+    meta_proc *pv = NULL;
+    size_t np = 9;
+    assert_int_equal(meta_list_procs(f->m, &pv, &np), ST_OK);
+    assert_int_equal(np, 0);
+    meta_procs_free(pv, np);
+    assert_int_equal(count_regions(f->m, "default:t"), 3);
+    meta_region_clear(&rows[0]);
+    meta_regions_free(d, nd);
+    meta_regions_free(cur, n);
+}
+
+/* A merge: parents' rows deleted and the merged row naming them, in one apply; rewriting
+ * the merged row without them drops the merge columns. */
+static void merge_change_and_its_cleanup(void **state)
+{
+    fixture *f = *state;
+    const char *mid[] = {"m"};
+    create_table(f->m, "default:t", 1, mid, 1);
+    meta_region *cur = NULL;
+    size_t n = 0;
+    assert_int_equal(meta_table_regions(f->m, "default:t", &cur, &n), ST_OK);
+    assert_int_equal(n, 2);
+    size_t nm = 0;
+    meta_region *merged = make_regions("default:t", 2, NULL, 0, &nm);
+    merged[0].nmerged = 2;
+    snprintf(merged[0].merged[0], sizeof(merged[0].merged[0]), "%s", cur[0].encoded_name);
+    snprintf(merged[0].merged[1], sizeof(merged[0].merged[1]), "%s", cur[1].encoded_name);
+    meta_change c = {.put = merged, .nput = 1, .del = cur, .ndel = 2, .proc_id = 7,
+                     .proc_data = (const uint8_t *)"x", .proc_len = 1};
+    assert_int_equal(meta_apply(f->m, &c), ST_OK);
+    meta_region *v = NULL;
+    size_t nv = 0;
+    assert_int_equal(meta_table_regions(f->m, "default:t", &v, &nv), ST_OK);
+    assert_int_equal(nv, 1);
+    assert_int_equal(v[0].nmerged, 2);
+    assert_string_equal(v[0].merged[0], cur[0].encoded_name);
+    assert_string_equal(v[0].merged[1], cur[1].encoded_name);
+    v[0].nmerged = 0;
+    assert_int_equal(meta_put_region(f->m, &v[0]), ST_OK);
+    meta_regions_free(v, nv);
+    assert_int_equal(meta_table_regions(f->m, "default:t", &v, &nv), ST_OK);
+    assert_int_equal(nv, 1);
+    assert_int_equal(v[0].nmerged, 0);
+    meta_regions_free(v, nv);
+    /* A row both written and deleted is refused before anything is written. */
+    meta_change bad = {.put = merged, .nput = 1, .del = merged, .ndel = 1};
+    assert_int_equal(meta_apply(f->m, &bad), ST_INVALID_ARGUMENT);
+    meta_regions_free(merged, nm);
+    meta_regions_free(cur, n);
+}
+
+/* Procedure rows never show as regions, tables or namespaces. */
+static void procedure_rows_stay_apart(void **state)
+{
+    fixture *f = *state;
+    create_table(f->m, "default:t", 1, NULL, 0);
+    for (uint64_t id = 1; id <= 3; id++) {
+        meta_change c = {.proc_id = id, .proc_data = (const uint8_t *)"p", .proc_len = 1};
+        assert_int_equal(meta_apply(f->m, &c), ST_OK);
+    }
+    meta_region *v = NULL;
+    size_t nv = 0;
+    assert_int_equal(meta_all_regions(f->m, &v, &nv), ST_OK);
+    assert_int_equal(nv, 1);
+    meta_regions_free(v, nv);
+    meta_table *t = NULL;
+    size_t nt = 0;
+    assert_int_equal(meta_list_tables(f->m, NULL, &t, &nt), ST_OK);
+    assert_int_equal(nt, 1);
+    meta_tables_free(t, nt);
+    char **ns = NULL;
+    size_t nn = 0;
+    assert_int_equal(meta_list_namespaces(f->m, &ns, &nn), ST_OK);
+    assert_int_equal(nn, 2);
+    meta_names_free(ns, nn);
+    meta_proc *pv = NULL;
+    size_t np = 0;
+    assert_int_equal(meta_list_procs(f->m, &pv, &np), ST_OK);
+    assert_int_equal(np, 3);
+    for (size_t i = 0; i < np; i++)
+        assert_int_equal(pv[i].id, i + 1);
+    meta_procs_free(pv, np);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -880,6 +1028,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(same_ms_delete_then_recreate_is_visible, setup, teardown),
         cmocka_unit_test_setup_teardown(clock_behind_after_reopen_still_writes_visibly, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(split_change_reads_back_and_survives_reopen, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(merge_change_and_its_cleanup, setup, teardown),
+        cmocka_unit_test_setup_teardown(procedure_rows_stay_apart, setup, teardown),
         cmocka_unit_test(encoded_name_is_md5_of_row),
         cmocka_unit_test(hex_string_split_matches_hbase),
         cmocka_unit_test(uniform_split_sorted_distinct),

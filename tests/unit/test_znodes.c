@@ -39,6 +39,9 @@ static void test_names_match_the_documented_layout(void **state)
     check(NULL, ZNODE_TABLE, "ns:t", "/strata/table/ns:t");
     check(NULL, ZNODE_SPLIT_WAL, "h,1,2", "/strata/splitWAL/h,1,2");
     check(NULL, ZNODE_BALANCER, NULL, "/strata/balancer");
+    check(NULL, ZNODE_SWITCH, "split", "/strata/switch/split");
+    check(NULL, ZNODE_SWITCH, "merge", "/strata/switch/merge");
+    check(NULL, ZNODE_NORMALIZER, NULL, "/strata/normalizer");
     assert_string_equal(ZNODES_DEFAULT_PARENT, "/strata");
 }
 

@@ -319,6 +319,65 @@ void strata_admin_compact_table(strata_admin_t *a, const char *table, unsigned c
 void strata_admin_compact_region(strata_admin_t *a, const char *encoded_name, unsigned char major,
                                  char **errptr);
 
+/* ---- split, merge, switches, procedures (docs/split-merge.md, docs/procedures.md) ----
+ *
+ * A split or merge returns once its regions are open (or left for the master's chore to
+ * open). Refusals (a key outside the region or equal to its start key, a disabled table,
+ * a region in transition or holding reference files, a table whose SPLIT_POLICY is
+ * DisabledRegionSplitPolicy, regions not adjacent without force, a switch off) are
+ * STRATA_INVALID_ARGUMENT (or STRATA_TABLE_DISABLED) with the reason, and change nothing.
+ */
+/* Splits the region (encoded name) at key (NULL: where the region server suggests). */
+void strata_admin_split_region(strata_admin_t *a, const char *encoded_name,
+                               const unsigned char *key, size_t key_len, char **errptr);
+/* Splits the region of table holding key, or (key NULL) every region of the table at its
+ * own best point; succeeds if any region split. */
+void strata_admin_split_table(strata_admin_t *a, const char *table, const unsigned char *key,
+                              size_t key_len, char **errptr);
+/* Merges n >= 2 regions (encoded names) of one table into one; they must be adjacent
+ * unless force. Returns the merged region's encoded name (malloc'ed), NULL on failure. */
+char *strata_admin_merge_regions(strata_admin_t *a, const char *const *encoded_names, size_t n,
+                                 unsigned char force, char **errptr);
+
+/* The master's switches: "SPLIT", "MERGE" (splitormerge_switch), "NORMALIZER",
+ * "CATALOG_JANITOR". Setting one returns its previous state; SPLIT, MERGE and NORMALIZER
+ * are kept in ZooKeeper, so a new active master keeps them. */
+unsigned char strata_admin_set_switch(strata_admin_t *a, const char *name, unsigned char on,
+                                      char **errptr);
+unsigned char strata_admin_switch_enabled(strata_admin_t *a, const char *name, char **errptr);
+/* Turns compactions on or off on every live region server (servers NULL / n 0) or on
+ * the n named ("host,port,startcode" or "host:port"), as HBase's compaction_switch; not
+ * kept across a server restart. Returns the servers (names) and sets *previous (malloc'ed,
+ * one per server, free with strata_free) to their states before; NULL on failure. */
+strata_name_list_t *strata_admin_compaction_switch(strata_admin_t *a, unsigned char on,
+                                                   const char *const *servers, size_t n,
+                                                   unsigned char **previous, char **errptr);
+/* Runs the normalizer once over the tables with NORMALIZATION_ENABLED => true; returns
+ * whether it ran (not while the NORMALIZER switch is off). */
+unsigned char strata_admin_normalize(strata_admin_t *a, char **errptr);
+/* Runs the catalog janitor once; returns how many split or merged parents it removed. */
+unsigned strata_admin_run_catalog_janitor(strata_admin_t *a, char **errptr);
+
+/* Running procedures and the last ones that ended, oldest first. */
+typedef struct strata_procedure_list strata_procedure_list_t;
+strata_procedure_list_t *strata_admin_list_procedures(strata_admin_t *a, char **errptr);
+void strata_procedure_list_destroy(strata_procedure_list_t *l);
+size_t strata_procedure_list_count(const strata_procedure_list_t *l);
+unsigned long long strata_procedure_id(const strata_procedure_list_t *l, size_t i);
+/* "SplitTableRegionProcedure", "MergeTableRegionsProcedure" */
+const char *strata_procedure_type(const strata_procedure_list_t *l, size_t i);
+/* "RUNNABLE", "SUCCESS", "ROLLEDBACK", "FAILED" */
+const char *strata_procedure_state(const strata_procedure_list_t *l, size_t i);
+const char *strata_procedure_step(const strata_procedure_list_t *l, size_t i);
+const char *strata_procedure_table(const strata_procedure_list_t *l, size_t i);
+/* Wall-clock ms of submission and of the last step. */
+long long strata_procedure_submitted_ms(const strata_procedure_list_t *l, size_t i);
+long long strata_procedure_updated_ms(const strata_procedure_list_t *l, size_t i);
+size_t strata_procedure_region_count(const strata_procedure_list_t *l, size_t i);
+const char *strata_procedure_region(const strata_procedure_list_t *l, size_t i, size_t j);
+/* Why it rolled back or failed; "" otherwise. */
+const char *strata_procedure_error(const strata_procedure_list_t *l, size_t i);
+
 /* ---- cluster status ----
  *
  * What the master knows now: masters, live servers with their load (as their last

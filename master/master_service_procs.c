@@ -1,0 +1,323 @@
+/*
+ * master_service_procs.c - the MasterService methods of the region life cycle
+ * (common/proto/master.proto; docs/split-merge.md, docs/procedures.md): SplitRegion,
+ * MergeRegions, ListProcedures, SetSwitch, RunCatalogJanitor, Normalize and
+ * CompactionSwitch (forwarded to the region servers).
+ *
+ * Thread-safety: handlers run on RPC handler threads; a split runs on the thread of its
+ * call.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/rpc/rpc_proto.h"
+#include "common/status.h"
+#include "master/master_internal.h"
+
+static int check_active(void *ctx, rpc_reply *reply)
+{
+    int rc = master_check_active(ctx);
+    if (rc != ST_OK)
+        reply->retry_after_ms = 200;
+    return rc;
+}
+
+/* The encoded names of a table's regions (copied under mu). */
+static int table_region_names(master *m, const char *name, char (**out)[64], size_t *n)
+{
+    char table[256];
+    int rc = master_qualify(name, table, sizeof(table));
+    if (rc != ST_OK)
+        return rc;
+    pthread_mutex_lock(&m->mu);
+    m_table *t = master_find_table(m, table);
+    *n = t ? t->n : 0;
+    *out = t ? calloc(t->n ? t->n : 1, sizeof(**out)) : NULL;
+    for (size_t i = 0; *out && i < t->n; i++)
+        snprintf((*out)[i], sizeof((*out)[i]), "%s", t->regions[i]->mr.encoded_name);
+    pthread_mutex_unlock(&m->mu);
+    if (!t)
+        return st_error(ST_NOT_FOUND, "split: table %s does not exist", table);
+    if (!*out)
+        return st_error(ST_NOMEM, "out of memory");
+    return ST_OK;
+}
+
+static int split_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    master *m = ctx;
+    Strata__Master__SplitRegionRequest *req = (Strata__Master__SplitRegionRequest *)msg;
+    bool by_table = req->table && req->table[0];
+    bool by_region = req->encoded_name && req->encoded_name[0];
+    if (by_table == by_region)
+        return st_error(ST_INVALID_ARGUMENT, "split: name either a table or a region");
+    const uint8_t *row = req->has_split_row ? req->split_row.data : NULL;
+    size_t row_len = req->has_split_row ? req->split_row.len : 0;
+    if (req->has_split_row && row_len == 0)
+        return st_error(ST_INVALID_ARGUMENT, "split: the split key is empty");
+    Strata__Master__SplitRegionResponse resp = STRATA__MASTER__SPLIT_REGION_RESPONSE__INIT;
+    Strata__Admin__RegionInfo infos[2], *ptrs[2] = {&infos[0], &infos[1]};
+    meta_region *d = NULL;
+    int rc;
+    if (by_region) {
+        rc = master_split_region(m, req->encoded_name, row, row_len, &d);
+    } else {
+        char(*names)[64] = NULL;
+        size_t n = 0;
+        rc = table_region_names(m, req->table, &names, &n);
+        /* A table: every region that holds the key (given one), or every region at its
+         * own best point; ST_OK if any split. */
+        int first = ST_OK, any = 0;
+        char first_msg[512] = "";
+        for (size_t i = 0; rc == ST_OK && i < n; i++) {
+            meta_region *got = NULL;
+            int r = master_split_region(m, names[i], row, row_len, &got);
+            if (r == ST_OK) {
+                any++;
+                if (!d) {
+                    d = got;
+                    got = NULL;
+                }
+                meta_regions_free(got, got ? 2 : 0);
+                if (row)
+                    break; /* one region holds the key */
+            } else if (first == ST_OK) {
+                first = r;
+                snprintf(first_msg, sizeof(first_msg), "%s", st_errmsg());
+            }
+        }
+        free(names);
+        if (rc == ST_OK && !any && first != ST_OK)
+            rc = st_error(first, "%s", first_msg);
+    }
+    if (rc != ST_OK)
+        return rc;
+    if (d) {
+        for (int i = 0; i < 2; i++)
+            master_region_info_proto(&d[i], &infos[i]);
+        resp.daughter = ptrs;
+        resp.n_daughter = 2;
+    }
+    rc = rpc_proto_reply(reply, &resp.base);
+    meta_regions_free(d, d ? 2 : 0);
+    return rc;
+}
+
+static int merge_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    master *m = ctx;
+    Strata__Master__MergeRegionsRequest *req = (Strata__Master__MergeRegionsRequest *)msg;
+    meta_region merged;
+    int rc = master_merge_regions(m, (const char *const *)req->encoded_name, req->n_encoded_name,
+                                  req->has_force && req->force, &merged);
+    if (rc != ST_OK)
+        return rc;
+    Strata__Admin__RegionInfo info;
+    master_region_info_proto(&merged, &info);
+    Strata__Master__MergeRegionsResponse resp = STRATA__MASTER__MERGE_REGIONS_RESPONSE__INIT;
+    resp.merged = &info;
+    rc = rpc_proto_reply(reply, &resp.base);
+    meta_region_clear(&merged);
+    return rc;
+}
+
+static int list_procs_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    master *m = ctx;
+    (void)msg;
+    m_proc *v = NULL;
+    size_t n = 0;
+    int rc = master_procs_list(m, &v, &n);
+    if (rc != ST_OK)
+        return rc;
+    Strata__Master__ProcedureInfo *infos = calloc(n ? n : 1, sizeof(*infos));
+    Strata__Master__ProcedureInfo **ptrs = calloc(n ? n : 1, sizeof(*ptrs));
+    char *(*regions)[META_MERGE_MAX] = calloc(n ? n : 1, sizeof(*regions));
+    if (!infos || !ptrs || !regions) {
+        rc = st_error(ST_NOMEM, "out of memory");
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            Strata__Master__ProcedureInfo *p = &infos[i];
+            strata__master__procedure_info__init(p);
+            p->id = v[i].id;
+            p->type = (char *)v[i].type;
+            p->state = (char *)master_proc_state_name(v[i].state);
+            p->step = (char *)v[i].step;
+            p->has_submitted_ms = p->has_updated_ms = 1;
+            p->submitted_ms = (uint64_t)v[i].submitted_ms;
+            p->updated_ms = (uint64_t)v[i].updated_ms;
+            p->table = v[i].table;
+            for (size_t j = 0; j < v[i].nregions; j++)
+                regions[i][j] = v[i].regions[j];
+            p->region = regions[i];
+            p->n_region = v[i].nregions;
+            p->error = v[i].error[0] ? v[i].error : NULL;
+            ptrs[i] = p;
+        }
+        Strata__Master__ListProceduresResponse resp =
+            STRATA__MASTER__LIST_PROCEDURES_RESPONSE__INIT;
+        resp.procedure = ptrs;
+        resp.n_procedure = n;
+        rc = rpc_proto_reply(reply, &resp.base);
+    }
+    free(regions);
+    free(ptrs);
+    free(infos);
+    free(v);
+    return rc;
+}
+
+static int switch_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    master *m = ctx;
+    Strata__Master__SetSwitchRequest *req = (Strata__Master__SetSwitchRequest *)msg;
+    master_switch s;
+    int rc = master_switch_parse(req->name, &s);
+    if (rc != ST_OK)
+        return rc;
+    bool prev = master_switch_get(m, s);
+    if (req->has_enabled)
+        rc = master_switch_set(m, s, req->enabled, &prev);
+    if (rc != ST_OK)
+        return rc;
+    Strata__Master__SetSwitchResponse resp = STRATA__MASTER__SET_SWITCH_RESPONSE__INIT;
+    resp.previous = prev;
+    return rpc_proto_reply(reply, &resp.base);
+}
+
+static int normalize_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    master *m = ctx;
+    Strata__Master__NormalizeRequest *req = (Strata__Master__NormalizeRequest *)msg;
+    char table[256] = "";
+    int rc = req->table && req->table[0] ? master_qualify(req->table, table, sizeof(table)) : ST_OK;
+    bool ran = false;
+    if (rc == ST_OK)
+        rc = master_normalize(m, table[0] ? table : NULL, &ran);
+    if (rc != ST_OK)
+        return rc;
+    char plan[sizeof(m->normalizer_plan)];
+    pthread_mutex_lock(&m->mu);
+    snprintf(plan, sizeof(plan), "%s", m->normalizer_plan);
+    pthread_mutex_unlock(&m->mu);
+    Strata__Master__NormalizeResponse resp = STRATA__MASTER__NORMALIZE_RESPONSE__INIT;
+    resp.ran = ran;
+    resp.plan = plan;
+    return rpc_proto_reply(reply, &resp.base);
+}
+
+/* Forwards the switch to each live server (or those named). */
+static int compaction_switch_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    master *m = ctx;
+    Strata__Master__CompactionSwitchAllRequest *req =
+        (Strata__Master__CompactionSwitchAllRequest *)msg;
+    pthread_mutex_lock(&m->mu);
+    size_t n = m->nservers;
+    char(*names)[SERVER_NAME_MAX] = calloc(n ? n : 1, sizeof(*names));
+    char(*addrs)[300] = calloc(n ? n : 1, sizeof(*addrs));
+    size_t k = 0;
+    int rc = names && addrs ? ST_OK : st_error(ST_NOMEM, "out of memory");
+    for (size_t i = 0; rc == ST_OK && i < n; i++) {
+        bool want = req->n_server == 0;
+        for (size_t j = 0; j < req->n_server && !want; j++)
+            want = master_server_find(m, req->server[j]) == m->servers[i];
+        if (!want)
+            continue;
+        snprintf(names[k], sizeof(names[k]), "%s", m->servers[i]->name);
+        snprintf(addrs[k], sizeof(addrs[k]), "%s", m->servers[i]->addr);
+        k++;
+    }
+    for (size_t j = 0; rc == ST_OK && j < req->n_server; j++)
+        if (!master_server_find(m, req->server[j]))
+            rc = st_error(ST_NOT_FOUND, "compaction_switch: region server %s is not live",
+                          req->server[j]);
+    pthread_mutex_unlock(&m->mu);
+    char **out_names = rc == ST_OK ? calloc(k ? k : 1, sizeof(char *)) : NULL;
+    protobuf_c_boolean *prev = rc == ST_OK ? calloc(k ? k : 1, sizeof(*prev)) : NULL;
+    if (rc == ST_OK && (!out_names || !prev))
+        rc = st_error(ST_NOMEM, "out of memory");
+    for (size_t i = 0; rc == ST_OK && i < k; i++) {
+        Strata__Admin__CompactionSwitchRequest r = STRATA__ADMIN__COMPACTION_SWITCH_REQUEST__INIT;
+        r.enabled = req->enabled;
+        Strata__Admin__CompactionSwitchResponse *a = NULL;
+        rc = master_rs_call(m, addrs[i], "AdminService.CompactionSwitch", &r.base,
+                            &strata__admin__compaction_switch_response__descriptor,
+                            (ProtobufCMessage **)&a);
+        if (rc != ST_OK) {
+            rc = st_error(rc, "compaction_switch on %s: %s", names[i], st_errmsg());
+            break;
+        }
+        prev[i] = a->previous;
+        out_names[i] = names[i];
+        strata__admin__compaction_switch_response__free_unpacked(a, NULL);
+    }
+    if (rc == ST_OK) {
+        Strata__Master__CompactionSwitchAllResponse resp =
+            STRATA__MASTER__COMPACTION_SWITCH_ALL_RESPONSE__INIT;
+        resp.server = out_names;
+        resp.n_server = k;
+        resp.previous = prev;
+        resp.n_previous = k;
+        rc = rpc_proto_reply(reply, &resp.base);
+    }
+    free(out_names);
+    free(prev);
+    free(names);
+    free(addrs);
+    return rc;
+}
+
+static int janitor_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    master *m = ctx;
+    (void)msg;
+    unsigned cleaned = 0;
+    int rc = master_janitor_run(m, &cleaned);
+    if (rc != ST_OK)
+        return rc;
+    Strata__Master__RunCatalogJanitorResponse resp =
+        STRATA__MASTER__RUN_CATALOG_JANITOR_RESPONSE__INIT;
+    resp.has_cleaned = 1;
+    resp.cleaned = cleaned;
+    return rpc_proto_reply(reply, &resp.base);
+}
+
+RPC_PROTO_HANDLER(h_split, check_active, strata__master__split_region_request__descriptor,
+                  split_body)
+RPC_PROTO_HANDLER(h_merge, check_active, strata__master__merge_regions_request__descriptor,
+                  merge_body)
+RPC_PROTO_HANDLER(h_list_procs, check_active, strata__master__list_procedures_request__descriptor,
+                  list_procs_body)
+RPC_PROTO_HANDLER(h_switch, check_active, strata__master__set_switch_request__descriptor,
+                  switch_body)
+RPC_PROTO_HANDLER(h_normalize, check_active, strata__master__normalize_request__descriptor,
+                  normalize_body)
+RPC_PROTO_HANDLER(h_compaction_switch, check_active,
+                  strata__master__compaction_switch_all_request__descriptor, compaction_switch_body)
+RPC_PROTO_HANDLER(h_janitor, check_active, strata__master__run_catalog_janitor_request__descriptor,
+                  janitor_body)
+
+int master_service_register_procs(master *m)
+{
+    static const struct {
+        const char *name;
+        rpc_handler_fn fn;
+    } methods[] = {
+        {"MasterService.SplitRegion", h_split},
+        {"MasterService.MergeRegions", h_merge},
+        {"MasterService.ListProcedures", h_list_procs},
+        {"MasterService.SetSwitch", h_switch},
+        {"MasterService.RunCatalogJanitor", h_janitor},
+        {"MasterService.Normalize", h_normalize},
+        {"MasterService.CompactionSwitch", h_compaction_switch},
+    };
+    for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
+        int rc = rpc_server_register(m->rpc, methods[i].name, methods[i].fn, m);
+        if (rc != ST_OK)
+            return rc;
+    }
+    return ST_OK;
+}

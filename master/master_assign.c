@@ -221,6 +221,8 @@ int master_assign(master *m, m_table *t, m_region *r, const char *target)
     int rc = master_check_active(m);
     if (rc != ST_OK)
         return rc;
+    if (r->retired) /* split or merged away since the caller found it */
+        return st_error(ST_NOT_FOUND, "region %s was split or merged", r->mr.encoded_name);
     if (r->mr.state == META_OPEN && r->mr.server[0] && server_live(m, r->mr.server, NULL, 0) &&
         (!target || strcmp(target, r->mr.server) == 0))
         return ST_OK;
@@ -308,6 +310,8 @@ int master_unassign(master *m, m_region *r)
     int rc = master_check_active(m);
     if (rc != ST_OK)
         return rc;
+    if (r->retired)
+        return ST_OK; /* split or merged away: closed already */
     if (!r->mr.server[0]) {
         if (r->mr.state == META_CLOSED || r->mr.state == META_OFFLINE)
             return ST_OK;
@@ -398,6 +402,10 @@ static void *bulk_worker(void *arg)
 int master_repair(master *m, m_table *t, m_region *r)
 {
     pthread_mutex_lock(&m->mu);
+    if (r->retired) { /* split or merged away since the caller found it */
+        pthread_mutex_unlock(&m->mu);
+        return ST_OK;
+    }
     meta_table_state ts = t->state;
     meta_region_state st = r->mr.state;
     bool has_server = r->mr.server[0] != 0;

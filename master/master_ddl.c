@@ -35,8 +35,10 @@ static int take_table(master *m, const char *name, m_table **out)
             return st_error(ST_NOT_FOUND, "table %s does not exist", q);
         }
         if (!t->busy) {
-            t->busy = true;
+            t->busy = true; /* no split or merge starts on it from now on */
             t->users++;
+            while (t->procs > 0) /* and those running end first */
+                pthread_cond_wait(&m->cv, &m->mu);
             *out = t;
             pthread_mutex_unlock(&m->mu);
             return ST_OK;

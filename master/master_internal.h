@@ -66,6 +66,9 @@ typedef struct m_region {
     int64_t since_ms;    /* wall-clock ms the current state began */
     int64_t retry_at_ms; /* FAILED_OPEN: the chore tries again from then on */
     char target[SERVER_NAME_MAX]; /* server picked for an open not yet written to meta */
+    /* Left the table's regions (a split parent, a merged parent): whoever takes it by a
+     * pointer read before leaves it alone (master_assign, master_unassign, master_repair). */
+    bool retired;
 } m_region;
 
 typedef struct m_table {
@@ -83,6 +86,7 @@ typedef struct m_table {
     m_region **gone;
     size_t ngone, gone_cap;
     bool busy; /* a DDL has the table */
+    int procs; /* splits and merges running on it (mu); a DDL waits for 0 */
     int users; /* chore/recovery passes holding a pointer to it (mu); free waits for 0 */
 } m_table;
 
@@ -311,7 +315,12 @@ uint64_t master_proc_begin(master *m, const char *type, const char *table,
  * deleted in the same atomic batch, after the lease check; step_name shows in listings.
  * Dies here first if master.inject.crash names "<type>:<step_name>". */
 int master_proc_write(master *m, Strata__Master__Procedure *p, const char *step_name,
-                      const meta_region *put, size_t nput, const meta_region *del, size_t ndel);
+                      const meta_region *put, size_t nput, const meta_region *del, size_t ndel,
+                      bool *maybe_written);
+/* A step whose catalog change may or may not have been written (the write failed or the
+ * lease lapsed after it): this master cannot tell, so it exits (status 70) and the next
+ * active master decides from meta. */
+void master_proc_unsure(master *m, uint64_t id, const char *why) __attribute__((noreturn));
 /* Ends a procedure: deletes its row (if written) and records state and error. */
 void master_proc_end(master *m, uint64_t id, bool written, m_proc_state st, const char *error);
 /* Copies the listing (free with free()). */

@@ -69,6 +69,7 @@ static void give_all(merge_job *j)
     if (j->t) {
         pthread_mutex_lock(&j->m->mu);
         j->t->users--;
+        j->t->procs--;
         pthread_cond_broadcast(&j->m->cv);
         pthread_mutex_unlock(&j->m->mu);
     }
@@ -139,6 +140,7 @@ static int take_parents(master *m, const char *const *encoded, size_t n, bool fo
         for (size_t i = 0; i < j->n; i++)
             j->parents[i]->busy = true;
         t->users++;
+        t->procs++; /* a DDL waits for it (master_ddl.c) */
         j->t = t;
         snprintf(j->server, sizeof(j->server), "%s", j->parents[0]->mr.server);
     } else {
@@ -233,9 +235,13 @@ static int write_step(merge_job *j, unsigned step, const meta_region *put, size_
                       const meta_region *del, size_t ndel)
 {
     j->p.step = step;
-    int rc = master_proc_write(j->m, &j->p, step_names[step], put, nput, del, ndel);
-    if (rc == ST_OK)
+    bool maybe = false;
+    int rc = master_proc_write(j->m, &j->p, step_names[step], put, nput, del, ndel, &maybe);
+    if (rc == ST_OK || maybe)
         j->written = true;
+    /* Past this write only forward is safe, and whether it happened is unknown. */
+    if (rc != ST_OK && maybe && (nput || ndel))
+        master_proc_unsure(j->m, j->id, st_errmsg());
     return rc;
 }
 
@@ -279,6 +285,7 @@ static int update_meta(merge_job *j)
     pthread_mutex_lock(&m->mu);
     for (size_t i = 0; i < j->n; i++) {
         master_table_drop_region(j->t, j->parents[i]);
+        j->parents[i]->retired = true;
         j->parents[i]->mr.offline = true;
         j->parents[i]->mr.state = META_OFFLINE;
         j->parents[i]->mr.server[0] = 0;
@@ -336,6 +343,16 @@ int master_merge_regions(master *m, const char *const *encoded, size_t n, bool f
         return rc;
     if (!master_switch_get(m, MASTER_SWITCH_MERGE))
         return st_error(ST_INVALID_ARGUMENT, "merge: the merge switch is off");
+    /* Merged regions still naming their parents: the janitor may clean them right now. */
+    bool named = false;
+    pthread_mutex_lock(&m->mu);
+    for (size_t i = 0; i < n && i < META_MERGE_MAX; i++) {
+        m_region *cur = master_find_region(m, encoded[i], NULL);
+        named = named || (cur && cur->mr.nmerged);
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (named)
+        master_janitor_run(m, NULL);
     merge_job j;
     memset(&j, 0, sizeof(j));
     j.m = m;

@@ -182,10 +182,16 @@ int master_normalize(master *m, const char *only_table, bool *ran)
     unsigned actions = 0;
     size_t nt = 0;
     m_table **tables = master_tables_hold(m, &nt);
-    for (size_t i = 0; i < nt; i++)
+    /* Each table is let go as soon as it is done: a DDL on it need not wait for the rest. */
+    for (size_t i = 0; i < nt; i++) {
         if (!only_table || strcmp(only_table, tables[i]->name) == 0)
             normalize_table(m, tables[i], plan, sizeof(plan), &actions);
-    master_tables_release(m, tables, nt);
+        pthread_mutex_lock(&m->mu);
+        tables[i]->users--;
+        pthread_cond_broadcast(&m->cv);
+        pthread_mutex_unlock(&m->mu);
+    }
+    free(tables);
     if (plan[0])
         LOG_INFO("master %s: normalizer plan:\n%s(%u done)", m->name, plan, actions);
     pthread_mutex_lock(&m->mu);

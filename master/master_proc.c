@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/fileio.h"
@@ -130,8 +131,11 @@ void master_inject_crash(master *m, const char *type, const char *step)
 }
 
 int master_proc_write(master *m, Strata__Master__Procedure *p, const char *step_name,
-                      const meta_region *put, size_t nput, const meta_region *del, size_t ndel)
+                      const meta_region *put, size_t nput, const meta_region *del, size_t ndel,
+                      bool *maybe_written)
 {
+    if (maybe_written)
+        *maybe_written = false;
     p->has_updated_ms = 1;
     p->updated_ms = (uint64_t)clock_now_ms();
     size_t len = strata__master__procedure__get_packed_size(p);
@@ -148,10 +152,15 @@ int master_proc_write(master *m, Strata__Master__Procedure *p, const char *step_
                      .proc_data = data,
                      .proc_len = len};
     int rc = master_check_lease(m);
-    if (rc == ST_OK)
+    if (rc == ST_OK) {
         rc = meta_apply(m->meta, &c);
-    if (rc == ST_OK)
-        rc = master_check_lease(m);
+        /* A failed WAL sync may still have reached the file; a lapsed lease after the
+         * write means another master may act on it already. */
+        if (maybe_written && rc != ST_INVALID_ARGUMENT && rc != ST_NOMEM)
+            *maybe_written = true;
+        if (rc == ST_OK)
+            rc = master_check_lease(m);
+    }
     free(data);
     if (rc != ST_OK) {
         LOG_ERROR("master %s: procedure %llu (%s): writing step %s failed: %s", m->name,
@@ -168,6 +177,14 @@ int master_proc_write(master *m, Strata__Master__Procedure *p, const char *step_
     LOG_DEBUG("master %s: procedure %llu (%s) at step %s", m->name, (unsigned long long)p->id,
               p->type, step_name);
     return ST_OK;
+}
+
+void master_proc_unsure(master *m, uint64_t id, const char *why)
+{
+    LOG_ERROR("master %s: procedure %llu: its catalog change may or may not be in meta (%s); "
+              "exiting so that the next active master resumes it from meta",
+              m->name, (unsigned long long)id, why);
+    _exit(70);
 }
 
 void master_proc_end(master *m, uint64_t id, bool written, m_proc_state st, const char *error)
@@ -414,6 +431,14 @@ int master_switch_set(master *m, master_switch s, bool on, bool *prev)
         rc = master_zk_set(m, path, v, strlen(v));
         if (rc == ST_NOT_FOUND)
             rc = master_zk_create(m, path, v, strlen(v), ZK_PERSISTENT);
+        if (rc == ST_NOT_FOUND && s != MASTER_SWITCH_NORMALIZER) {
+            /* <parent>/switch itself is missing (a cluster made before it existed). */
+            char *dir = znodes_path(m->parent, ZNODE_SWITCH, NULL);
+            int d = dir ? master_zk_create(m, dir, NULL, 0, ZK_PERSISTENT) : ST_NOMEM;
+            free(dir);
+            if (d == ST_OK || d == ST_EXISTS)
+                rc = master_zk_create(m, path, v, strlen(v), ZK_PERSISTENT);
+        }
         if (rc == ST_EXISTS)
             rc = master_zk_set(m, path, v, strlen(v));
         free(path);

@@ -7,6 +7,7 @@
  * Thread-safety: handlers run on RPC handler threads; a split runs on the thread of its
  * call.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,89 @@ static int table_region_names(master *m, const char *name, char (**out)[64], siz
     return ST_OK;
 }
 
+/* The region of table holding row (copied under mu). */
+static int region_holding(master *m, const char *name, const uint8_t *row, size_t len,
+                          char out[64])
+{
+    char table[256];
+    int rc = master_qualify(name, table, sizeof(table));
+    if (rc != ST_OK)
+        return rc;
+    pthread_mutex_lock(&m->mu);
+    m_table *t = master_find_table(m, table);
+    out[0] = 0;
+    for (size_t i = 0; t && i < t->n; i++) {
+        const meta_region *r = &t->regions[i]->mr;
+        if (cell_compare_rows(row, len, r->start_key, r->start_len) >= 0 &&
+            (!r->end_len || cell_compare_rows(row, len, r->end_key, r->end_len) < 0))
+            snprintf(out, 64, "%s", r->encoded_name);
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (!t)
+        return st_error(ST_NOT_FOUND, "split: table %s does not exist", table);
+    if (!out[0])
+        return st_error(ST_NOT_FOUND, "split: no region of %s holds the key", table);
+    return ST_OK;
+}
+
+/* A split a region server's policy asked for runs on a thread of its own: the server
+ * does not wait for it. */
+typedef struct split_arg {
+    master *m;
+    char encoded[64];
+    uint8_t *row;
+    size_t len;
+} split_arg;
+
+static void *split_async(void *arg)
+{
+    split_arg *a = arg;
+    master *m = a->m;
+    if (master_split_region(m, a->encoded, a->row, a->len, NULL) != ST_OK)
+        LOG_INFO("master %s: split of %s asked by its server not done: %s", m->name,
+                 a->encoded, st_errmsg());
+    free(a->row);
+    free(a);
+    pthread_mutex_lock(&m->mu);
+    m->proc_threads--;
+    pthread_cond_broadcast(&m->cv);
+    pthread_mutex_unlock(&m->mu);
+    return NULL;
+}
+
+static int split_in_background(master *m, const char *encoded, const uint8_t *row, size_t len)
+{
+    split_arg *a = calloc(1, sizeof(*a));
+    if (!a || (len && !(a->row = malloc(len)))) {
+        free(a);
+        return st_error(ST_NOMEM, "out of memory");
+    }
+    a->m = m;
+    snprintf(a->encoded, sizeof(a->encoded), "%s", encoded);
+    if (len)
+        memcpy(a->row, row, len);
+    a->len = len;
+    pthread_mutex_lock(&m->mu);
+    bool stopping = atomic_load(&m->stopping);
+    if (!stopping)
+        m->proc_threads++;
+    pthread_mutex_unlock(&m->mu);
+    pthread_t th;
+    if (stopping || pthread_create(&th, NULL, split_async, a) != 0) {
+        if (!stopping) {
+            pthread_mutex_lock(&m->mu);
+            m->proc_threads--;
+            pthread_cond_broadcast(&m->cv);
+            pthread_mutex_unlock(&m->mu);
+        }
+        free(a->row);
+        free(a);
+        return st_error(ST_NOT_SERVING, "split %s: the master is stopping", encoded);
+    }
+    pthread_detach(th);
+    return ST_OK;
+}
+
 static int split_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     master *m = ctx;
@@ -58,22 +142,31 @@ static int split_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     if (req->has_split_row && row_len == 0)
         return st_error(ST_INVALID_ARGUMENT, "split: the split key is empty");
     Strata__Master__SplitRegionResponse resp = STRATA__MASTER__SPLIT_REGION_RESPONSE__INIT;
+    if (by_region && req->has_from_server && req->from_server) {
+        int rc = split_in_background(m, req->encoded_name, row, row_len);
+        return rc == ST_OK ? rpc_proto_reply(reply, &resp.base) : rc;
+    }
     Strata__Admin__RegionInfo infos[2], *ptrs[2] = {&infos[0], &infos[1]};
     meta_region *d = NULL;
     int rc;
+    char holder[64];
     if (by_region) {
         rc = master_split_region(m, req->encoded_name, row, row_len, &d);
+    } else if (row) {
+        /* A table and a key: the region holding the key. */
+        rc = region_holding(m, req->table, row, row_len, holder);
+        if (rc == ST_OK)
+            rc = master_split_region(m, holder, row, row_len, &d);
     } else {
         char(*names)[64] = NULL;
         size_t n = 0;
         rc = table_region_names(m, req->table, &names, &n);
-        /* A table: every region that holds the key (given one), or every region at its
-         * own best point; ST_OK if any split. */
+        /* Every region at its own best point; ST_OK if any split. */
         int first = ST_OK, any = 0;
         char first_msg[512] = "";
         for (size_t i = 0; rc == ST_OK && i < n; i++) {
             meta_region *got = NULL;
-            int r = master_split_region(m, names[i], row, row_len, &got);
+            int r = master_split_region(m, names[i], NULL, 0, &got);
             if (r == ST_OK) {
                 any++;
                 if (!d) {
@@ -81,8 +174,6 @@ static int split_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
                     got = NULL;
                 }
                 meta_regions_free(got, got ? 2 : 0);
-                if (row)
-                    break; /* one region holds the key */
             } else if (first == ST_OK) {
                 first = r;
                 snprintf(first_msg, sizeof(first_msg), "%s", st_errmsg());

@@ -155,9 +155,13 @@ static void build_proc(split_job *j, unsigned step)
 static int write_step(split_job *j, unsigned step, const meta_region *put, size_t nput)
 {
     j->p.step = step;
-    int rc = master_proc_write(j->m, &j->p, step_names[step], put, nput, NULL, 0);
-    if (rc == ST_OK)
+    bool maybe = false;
+    int rc = master_proc_write(j->m, &j->p, step_names[step], put, nput, NULL, 0, &maybe);
+    if (rc == ST_OK || maybe)
         j->written = true;
+    /* Past this write only forward is safe, and whether it happened is unknown. */
+    if (rc != ST_OK && maybe && nput)
+        master_proc_unsure(j->m, j->id, st_errmsg());
     return rc;
 }
 
@@ -219,6 +223,7 @@ static int update_meta(split_job *j)
     j->parent->mr = rows[0];
     meta_region_clear(&old);
     j->parent->since_ms = clock_now_ms();
+    j->parent->retired = true;
     master_table_drop_region(j->t, j->parent);
     int prc = ST_OK;
     if (j->t->nparents == j->t->parents_cap) {
@@ -232,7 +237,7 @@ static int update_meta(split_job *j)
     if (j->t->nparents < j->t->parents_cap)
         j->t->parents[j->t->nparents++] = j->parent;
     else
-        prc = master_table_bury(j->t, j->parent); /* the janitor finds it in meta next time */
+        prc = master_table_bury(j->t, j->parent); /* cleaned after the next master's start */
     for (int i = 0; i < 2; i++) {
         if (kids[i] && meta_region_copy(&kids[i]->mr, &j->d[i]) == ST_OK) {
             kids[i]->busy = true;
@@ -293,14 +298,22 @@ static int take_parent(master *m, const char *encoded, split_job *j)
         rc = st_error(ST_TABLE_DISABLED, "split %s: table %s is not enabled", encoded, t->name);
     else if (t->busy || !master_region_try_take(m, r))
         rc = st_error(ST_INVALID_ARGUMENT, "split %s: the region is in transition", encoded);
-    else if (r->mr.state != META_OPEN || !master_server_find(m, r->mr.server)) {
-        rc = st_error(ST_INVALID_ARGUMENT, "split %s: the region is in transition (%s)", encoded,
-                      meta_region_state_name(r->mr.state));
+    else if (r->mr.state != META_OPEN || !master_server_find(m, r->mr.server) ||
+             r->mr.nmerged) {
+        if (r->mr.nmerged)
+            rc = st_error(ST_INVALID_ARGUMENT,
+                          "split %s: the region still names its merge parents; the catalog "
+                          "janitor removes them once nothing references them",
+                          encoded);
+        else
+            rc = st_error(ST_INVALID_ARGUMENT, "split %s: the region is in transition (%s)",
+                          encoded, meta_region_state_name(r->mr.state));
         r->busy = false;
         pthread_cond_broadcast(&m->cv);
     }
     if (rc == ST_OK) {
         t->users++;
+        t->procs++; /* a DDL waits for it (master_ddl.c) */
         j->t = t;
         j->parent = r;
         snprintf(j->server, sizeof(j->server), "%s", r->mr.server);
@@ -318,6 +331,7 @@ static void release(split_job *j)
     master_region_give(m, j->parent);
     pthread_mutex_lock(&m->mu);
     j->t->users--;
+    j->t->procs--;
     pthread_cond_broadcast(&m->cv);
     pthread_mutex_unlock(&m->mu);
 }
@@ -392,6 +406,13 @@ int master_split_region(master *m, const char *encoded, const uint8_t *row, size
         return rc;
     if (!master_switch_get(m, MASTER_SWITCH_SPLIT))
         return st_error(ST_INVALID_ARGUMENT, "split %s: the split switch is off", encoded);
+    /* A merged region still naming its parents: the janitor may clean them right now. */
+    pthread_mutex_lock(&m->mu);
+    m_region *cur = master_find_region(m, encoded, NULL);
+    bool merged = cur && cur->mr.nmerged;
+    pthread_mutex_unlock(&m->mu);
+    if (merged)
+        master_janitor_run(m, NULL);
     split_job j;
     memset(&j, 0, sizeof(j));
     j.m = m;

@@ -23,7 +23,7 @@
 #include "regionserver/storage/split_policy.h"
 
 #define RS_SPLIT_RETRY_MS 10000
-#define RS_SPLIT_CALL_MS 300000
+#define RS_SPLIT_CALL_MS 30000 /* the master answers at once and splits on its own thread */
 
 int rs_split_point(rs_server *s, region *r, buf_t *row, bool *has_refs, bool *disabled, char *why,
                    size_t cap)

@@ -12,12 +12,16 @@
  *    WAL directory.
  * Any error before step 3 removes the temporary files and deletes no WAL file; files
  * already renamed hold complete edits and are replaced by the same name on a retry.
+ * A region whose directory does not exist (dropped, or a split or merged parent the
+ * catalog janitor removed) gets no file: its edits are dropped and no directory is made.
  * Thread-safety: no shared state besides the temp-name counter (atomic).
  */
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/fileio.h"
@@ -35,6 +39,7 @@ typedef struct split_out {
     buf_t buf; /* records not yet in the temporary file */
     bool created;
     bool renamed;
+    bool gone; /* the region's directory does not exist: its edits are dropped */
     uint64_t max_seq;
     uint64_t edits;
 } split_out;
@@ -82,6 +87,17 @@ static int out_new(const char *root, const wal_edit *e, split_out **out)
         out_free(o);
         return st_error(ST_NOMEM, "wal split: out of memory for region %s", e->region);
     }
+    char *rdir = layout_region_dir(root, e->table, e->region);
+    if (!rdir) {
+        out_free(o);
+        return st_error(ST_NOMEM, "wal split: out of memory for region %s", e->region);
+    }
+    if (!fio_exists(rdir)) {
+        o->gone = true;
+        LOG_INFO("wal split: region %s of %s has no directory (%s): its edits are dropped",
+                 e->region, e->table, rdir);
+    }
+    free(rdir);
     *out = o;
     return ST_OK;
 }
@@ -92,10 +108,24 @@ static int out_flush(split_out *o, bool sync)
 {
     fio_file *f = NULL;
     int rc = ST_OK;
+    if (o->gone) {
+        buf_reset(&o->buf);
+        return ST_OK;
+    }
     if (!o->created) {
         uint8_t hdr[WAL_FILE_HEADER_LEN];
         wal_header_encode(&(wal_file_header){0, 0, 0}, hdr);
-        if ((rc = fio_mkdirs(o->dir)) == ST_OK && (rc = fio_create(o->tmp, &f)) == ST_OK)
+        /* recovered.edits only, inside the region's directory: never the region's own. */
+        if (mkdir(o->dir, 0755) != 0 && errno != EEXIST) {
+            if (errno == ENOENT) {
+                o->gone = true; /* removed since the split began */
+                LOG_INFO("wal split: %s vanished: its edits are dropped", o->dir);
+                buf_reset(&o->buf);
+                return ST_OK;
+            }
+            return st_error(ST_IO, "wal split: mkdir %s: %s", o->dir, strerror(errno));
+        }
+        if ((rc = fio_create(o->tmp, &f)) == ST_OK)
             o->created = true;
         if (rc == ST_OK)
             rc = fio_append(f, hdr, sizeof(hdr));
@@ -129,6 +159,8 @@ static int on_edit(const wal_edit *e, void *arg)
             return rc;
         ent->ptr = o;
     }
+    if (o->gone)
+        return ST_OK;
     if ((rc = wal_record_encode(e, &o->buf)) != ST_OK)
         return rc;
     if (e->seq > o->max_seq)
@@ -141,7 +173,11 @@ static int on_edit(const wal_edit *e, void *arg)
 static int out_finish(split_out *o)
 {
     char *final = NULL;
+    if (o->gone)
+        return ST_OK;
     int rc = out_flush(o, true);
+    if (rc == ST_OK && o->gone)
+        return ST_OK;
     /* Never replace an existing file: a retry after a crash between deleting some WAL
      * files and others holds fewer edits than the file an earlier run renamed into
      * place. A taken name gets a ".<n>" suffix; replay applies repeated edits once. */

@@ -844,9 +844,16 @@ static void rs_killed_at(const char *type, const char *step)
         clock_sleep_ms(300);
         n = wait_open(a, "rk", 1, 30000);
     }
-    if (region_dirs(c, "rk") != n)
+    if (region_dirs(c, "rk") != n) {
+        char cmd[4400];
+        snprintf(cmd, sizeof(cmd), "find %s/root/data/default/rk | sort >&2; grep -h -E "
+                 "'janitor|split|merge|compact|rk' %s/logs/*.log | tail -60 >&2",
+                 tc_dir(c), tc_dir(c));
+        if (system(cmd) != 0)
+            fprintf(stderr, "(could not list the table's directory)\n");
         fail_msg("after the crash at %s:%s: %zu region directories for %zu regions", type, step,
                  region_dirs(c, "rk"), n);
+    }
     strata_client_close(cl);
     admin_rpc_close(a);
     strata_admin_close(ad);

@@ -189,6 +189,11 @@ static int teardown(void **state)
 /* Writes n edits of region (seq first .. first + n - 1) into a WAL in <root>/WALs/<dir>. */
 static void write_wal(fx *x, const char *dir_name, const char *region, uint64_t first, int n)
 {
+    /* The region's directory, as the server that opened it left it: a split writes
+     * recovered edits only into existing region directories. */
+    char *rdir = layout_region_dir(x->root, TABLE, region);
+    assert_int_equal(fio_mkdirs(rdir), ST_OK);
+    free(rdir);
     char *dir = layout_wal_dir(x->root, dir_name);
     assert_non_null(dir);
     wal_options o = {.dir = dir};

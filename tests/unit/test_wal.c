@@ -1117,6 +1117,39 @@ static void test_retire_only_oldest_prefix(void **state)
     remove_tmpdir(dir);
 }
 
+/* The region's directory, as opening it leaves it (the split writes only into those). */
+static void make_region_dir(const char *root, const char *table, const char *region)
+{
+    char *dir = layout_region_dir(root, table, region);
+    assert_int_equal(fio_mkdirs(dir), ST_OK);
+    free(dir);
+}
+
+/* Regression: edits of a region whose directory is gone (a split parent the catalog
+ * janitor removed, a dropped table) are dropped by the split, which must not create the
+ * directory again; the other regions' edits are written as usual. */
+static void test_split_drops_edits_of_removed_regions(void **state)
+{
+    (void)state;
+    char *root = make_tmpdir();
+    char *wdir = layout_wal_dir(root, "srv1,17020,1");
+    wal *w = open_wal(wdir, 0, 0);
+    make_region_dir(root, "t1", "aaa111");
+    assert_int_equal(append_gen(w, "t1", "aaa111", 5, DURABILITY_SYNC_WAL), ST_OK);
+    assert_int_equal(append_gen(w, "t1", "gone222", 6, DURABILITY_SYNC_WAL), ST_OK);
+    assert_int_equal(wal_close(w), ST_OK);
+    assert_int_equal(wal_split(wdir, root), ST_OK);
+    char *kept = layout_recovered_edits_dir(root, "t1", "aaa111");
+    char *gone = layout_region_dir(root, "t1", "gone222");
+    assert_true(fio_exists(kept));
+    assert_false(fio_exists(gone));
+    assert_int_equal(count_files(wdir), 0);
+    free(kept);
+    free(gone);
+    free(wdir);
+    remove_tmpdir(root);
+}
+
 /* Regression: a split retried after a crash that deleted only some WAL files must not
  * replace the recovered-edits file of the first run with a smaller one. */
 static void test_split_retry_keeps_earlier_output(void **state)
@@ -1125,6 +1158,8 @@ static void test_split_retry_keeps_earlier_output(void **state)
     char *root = make_tmpdir();
     char *wdir = layout_wal_dir(root, "srv1,17020,1");
     wal *w = open_wal(wdir, 0, 0);
+    make_region_dir(root, "t1", "aaa111");
+    make_region_dir(root, "t1", "bbb222");
     assert_int_equal(append_gen(w, "t1", "aaa111", 5, DURABILITY_SYNC_WAL), ST_OK);
     assert_int_equal(wal_roll(w), ST_OK);
     assert_int_equal(append_gen(w, "t1", "bbb222", 6, DURABILITY_SYNC_WAL), ST_OK);
@@ -1209,6 +1244,8 @@ static void check_recovered(const char *root, int r, uint64_t total)
 /* Writes `total` edits spread over three regions into root's WAL dir, rolling. */
 static char *write_split_input(const char *root, uint64_t total)
 {
+    for (int r = 0; r < 3; r++)
+        make_region_dir(root, split_tables[r], split_regions[r]);
     char *wdir = layout_wal_dir(root, "srv1,17020,1");
     wal *w = open_wal(wdir, 2048, 0);
     for (uint64_t s = 1; s <= total; s++)
@@ -1372,6 +1409,7 @@ int main(void)
         cmocka_unit_test(test_split_corrupt_wal_deletes_nothing),
         cmocka_unit_test(test_retire_only_oldest_prefix),
         cmocka_unit_test(test_split_retry_keeps_earlier_output),
+        cmocka_unit_test(test_split_drops_edits_of_removed_regions),
         cmocka_unit_test(test_fault_split_rename_then_retry),
         cmocka_unit_test(test_corrupt_split_unsafe_region_name),
     };

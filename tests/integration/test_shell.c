@@ -773,6 +773,67 @@ static void test_admin_tools_and_status(void **state)
     expect_fail("status 'bogus'\n", "unknown status format 'bogus'");
 }
 
+/* ---- split, merge, switches, procedures ---- */
+
+static void test_split_merge_and_switches(void **state)
+{
+    (void)state;
+    expect("create 'sm', 'f'\n"
+           "put 'sm', 'a', 'f:q', '1'\n"
+           "put 'sm', 'p', 'f:q', '2'\n"
+           "splitormerge_enabled 'SPLIT'\n"
+           "split 'sm', 'm'\n",
+           "Created table sm\nTook X seconds\nTook X seconds\nTook X seconds\ntrue\n"
+           "Took X seconds\nTook X seconds\n");
+    char a[100], b[100], host[100], script[600];
+    locate("sm", "a", a, sizeof(a), host, sizeof(host));
+    locate("sm", "p", b, sizeof(b), host, sizeof(host));
+    assert_string_not_equal(a, b);
+    expect("get 'sm', 'a'\nget 'sm', 'p'\n",
+           "COLUMN  CELL\n f:q timestamp=T, value=1\n1 row(s)\nTook X seconds\n"
+           "COLUMN  CELL\n f:q timestamp=T, value=2\n1 row(s)\nTook X seconds\n");
+    /* Refusals: one clear line, status 1. */
+    snprintf(script, sizeof(script), "split '%s', 'm'\n", b);
+    expect_fail(script, "is its start key");
+    expect_fail("split 'nosuch'\n", "Unknown table or region nosuch!");
+    snprintf(script, sizeof(script), "merge_region '%s', '%s'\n", a, a);
+    expect_fail(script, "named twice");
+    expect_fail("splitormerge_switch 'BOTH', true\n", "'SPLIT' or 'MERGE'");
+    /* Switches print the previous state; off refuses. */
+    expect("splitormerge_switch 'MERGE', false\nsplitormerge_enabled 'MERGE'\n",
+           "true\nTook X seconds\nfalse\nTook X seconds\n");
+    snprintf(script, sizeof(script), "merge_region '%s', '%s'\n", a, b);
+    expect_fail(script, "merge switch is off");
+    expect("splitormerge_switch 'MERGE', true\n", "false\nTook X seconds\n");
+    /* compaction_switch: one row per server. */
+    result r = sh("compaction_switch false\ncompaction_switch true\n");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "PREVIOUS_STATE           SERVER\ntrue                     127.0.0.1,"));
+    assert_non_null(strstr(r.out, "PREVIOUS_STATE           SERVER\nfalse                    127.0.0.1,"));
+    result_free(&r);
+    /* Merge them back once compaction rewrote the references. */
+    expect("major_compact 'sm'\n", "Took X seconds\n");
+    snprintf(script, sizeof(script), "merge_region '%s', '%s'\nget 'sm', 'p'\n", a, b);
+    expect(script, "Took X seconds\nCOLUMN  CELL\n f:q timestamp=T, value=2\n1 row(s)\n"
+                   "Took X seconds\n");
+    r = sh("list_procedures\ncatalogjanitor_enabled\ncatalogjanitor_switch false\n"
+           "catalogjanitor_switch true\nnormalizer_enabled\nnormalize\n");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, " Id             Name                        State       "
+                                  "Submitted_Time           Last_Update              Parameters\n"));
+    assert_non_null(strstr(r.out, "SplitTableRegionProcedure   SUCCESS"));
+    assert_non_null(strstr(r.out, "MergeTableRegionsProcedure  SUCCESS"));
+    assert_non_null(strstr(r.out, "\"table\" => \"default:sm\""));
+    assert_non_null(strstr(r.out, " row(s)\nTook X seconds\ntrue\nTook X seconds\ntrue\n"
+                                  "Took X seconds\nfalse\nTook X seconds\ntrue\nTook X seconds\n"
+                                  "true\nTook X seconds\n"));
+    result_free(&r);
+    r = sh("catalogjanitor_run\n");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\nTook X seconds\n"));
+    result_free(&r);
+}
+
 /* ---- failures, modes and settings ---- */
 
 static void test_errors_exit_codes_and_modes(void **state)
@@ -995,6 +1056,7 @@ int main(void)
         cmocka_unit_test(test_alter_state_truncate),
         cmocka_unit_test(test_split_policy_and_table_values),
         cmocka_unit_test(test_admin_tools_and_status),
+        cmocka_unit_test(test_split_merge_and_switches),
         cmocka_unit_test(test_errors_exit_codes_and_modes),
         cmocka_unit_test(test_unreachable_and_settings),
         cmocka_unit_test(test_interactive_terminal),

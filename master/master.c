@@ -57,6 +57,9 @@ static const config_key master_keys[] = {
      "than this"},
     {"master.catalog.janitor.interval.ms", CONFIG_INT, "300000",
      "how often the catalog janitor removes split and merged parents nothing references"},
+    {"master.split.daughters.on.parent.server", CONFIG_BOOL, "true",
+     "open a split's daughters (and a merged region) where the parent was open; false: on "
+     "the least loaded server"},
     {"master.normalizer.period.ms", CONFIG_INT, "300000",
      "how often the normalizer looks at tables with NORMALIZATION_ENABLED"},
     {"master.normalizer.min.region.count", CONFIG_INT, "3",
@@ -130,6 +133,7 @@ static int read_settings(master *m, const config *c)
     m->reconcile_grace_ms = config_get_int64(c, "master.reconcile.grace.ms");
     m->janitor_interval_ms = config_get_int64(c, "master.catalog.janitor.interval.ms");
     m->inject_pause_ms = config_get_int64(c, "master.inject.pause.ms");
+    m->children_on_parent_server = config_get_bool(c, "master.split.daughters.on.parent.server");
     m->normalizer_period_ms = config_get_int64(c, "master.normalizer.period.ms");
     m->normalizer_min_regions = (int)config_get_int64(c, "master.normalizer.min.region.count");
     m->normalizer_min_age_ms = config_get_int64(c, "master.normalizer.merge.min.region.age.ms");

@@ -172,6 +172,7 @@ struct master {
     /* split and merge (master_split.c, master_janitor.c) */
     int64_t janitor_interval_ms;
     _Atomic int64_t janitor_last_ms;
+    bool children_on_parent_server; /* master.split.daughters.on.parent.server */
     /* the normalizer (master_normalizer.c) */
     int64_t normalizer_period_ms;
     int normalizer_min_regions;

@@ -323,7 +323,7 @@ static void open_merged(merge_job *j)
         return;
     pthread_mutex_lock(&m->mu);
     m_server *s = master_server_find(m, j->server);
-    bool there = s && !s->stopping;
+    bool there = m->children_on_parent_server && s && !s->stopping;
     pthread_mutex_unlock(&m->mu);
     int rc = master_assign(m, j->t, j->kid, there ? j->server : NULL);
     if (rc != ST_OK && there)

@@ -321,7 +321,7 @@ static void *resume_open(void *arg)
             pthread_mutex_lock(&m->mu);
             t->users++;
             m_server *s = master_server_find(m, a->server);
-            bool there = s && s->reported && !s->stopping;
+            bool there = m->children_on_parent_server && s && s->reported && !s->stopping;
             pthread_mutex_unlock(&m->mu);
             if (r->mr.state == META_OPEN ||
                 master_assign(m, t, r, there ? a->server : NULL) == ST_OK) {

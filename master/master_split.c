@@ -272,7 +272,7 @@ static void open_daughters(split_job *j)
             continue;
         pthread_mutex_lock(&m->mu);
         m_server *s = master_server_find(m, j->server);
-        bool there = s && !s->stopping;
+        bool there = m->children_on_parent_server && s && !s->stopping;
         pthread_mutex_unlock(&m->mu);
         int rc = master_assign(m, j->t, k, there ? j->server : NULL);
         if (rc != ST_OK && there)

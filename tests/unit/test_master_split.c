@@ -9,7 +9,9 @@
  * it; a new master rolls back a procedure row left before its catalog change (the
  * half-made daughters removed) and finishes one left after it (the daughters opened); a
  * merge of two neighbours goes through and the janitor clears its parents; merges of
- * regions not adjacent, of one region twice and of too few regions are refused.
+ * regions not adjacent, of one region twice and of too few regions are refused; the
+ * switches refuse and outlive the master; the normalizer merges empty neighbours of a
+ * table with NORMALIZATION_ENABLED only, and not while its switch is off.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -378,6 +380,64 @@ static void switches_off_refuse(void **state)
     assert_true(master_switch_get(x->m, MASTER_SWITCH_NORMALIZER));
 }
 
+/* ---------------------------------------------------------------- normalizer */
+
+/* A table of four regions (g, m, t), NORMALIZATION_ENABLED if `on`. */
+static void create_four(fx *x, const char *table, bool on)
+{
+    Strata__Admin__ColumnFamilySchema fam = STRATA__ADMIN__COLUMN_FAMILY_SCHEMA__INIT, *fp = &fam;
+    fam.name = "cf";
+    Strata__Admin__NameStringPair v = STRATA__ADMIN__NAME_STRING_PAIR__INIT, *vp = &v;
+    v.name = "NORMALIZATION_ENABLED";
+    v.value = "true";
+    Strata__Admin__TableSchema schema = STRATA__ADMIN__TABLE_SCHEMA__INIT;
+    schema.name = (char *)table;
+    schema.family = &fp;
+    schema.n_family = 1;
+    schema.value = on ? &vp : NULL;
+    schema.n_value = on ? 1 : 0;
+    ProtobufCBinaryData keys[3] = {{1, (uint8_t *)"g"}, {1, (uint8_t *)"m"}, {1, (uint8_t *)"t"}};
+    Strata__Master__CreateTableRequest req = STRATA__MASTER__CREATE_TABLE_REQUEST__INIT;
+    req.schema = &schema;
+    req.split_key = keys;
+    req.n_split_key = 3;
+    assert_int_equal(master_create_table(x->m, &req), ST_OK);
+    for (size_t i = 0; i < 4; i++) {
+        char enc[64];
+        assert_true(mfake_region_name(x->m, table, i, enc));
+        char *dir = layout_store_dir(x->root, table, enc, "cf");
+        assert_int_equal(fio_mkdirs(dir), ST_OK);
+        free(dir);
+    }
+}
+
+/* Empty neighbours of a table with NORMALIZATION_ENABLED are merged (regions old enough:
+ * the minimum age is 0 here); other tables are left alone; nothing runs with the switch
+ * off. */
+static void normalizer_merges_empty_neighbours(void **state)
+{
+    fx *x = *state;
+    master_free(x->m);
+    const char *kv[] = {"master.normalizer.merge.min.region.age.ms", "0", NULL};
+    assert_int_equal(mfake_master_start(x->f, x->root, 0, kv, &x->m), ST_OK);
+    create_four(x, "default:n", true);
+    create_four(x, "default:o", false);
+    assert_int_equal(mfake_report(x->f, x->m, x->s1), ST_OK);
+    assert_int_equal(mfake_report(x->f, x->m, x->s2), ST_OK);
+    bool prev = true, ran = false;
+    assert_int_equal(master_switch_set(x->m, MASTER_SWITCH_NORMALIZER, false, &prev), ST_OK);
+    assert_int_equal(master_normalize(x->m, NULL, &ran), ST_OK);
+    assert_false(ran);
+    assert_int_equal(mfake_region_count(x->m, "default:n"), 4);
+    assert_int_equal(master_switch_set(x->m, MASTER_SWITCH_NORMALIZER, true, &prev), ST_OK);
+    assert_int_equal(master_normalize(x->m, NULL, &ran), ST_OK);
+    assert_true(ran);
+    assert_int_equal(mfake_region_count(x->m, "default:n"), 2);
+    assert_int_equal(mfake_region_count(x->m, "default:o"), 4);
+    assert_non_null(strstr(x->m->normalizer_plan, "merge "));
+    assert_int_equal(proc_rows(x), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -390,6 +450,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(merge_goes_through_and_janitor_cleans, setup, teardown),
         cmocka_unit_test_setup_teardown(switches_off_refuse, setup, teardown),
+        cmocka_unit_test_setup_teardown(normalizer_merges_empty_neighbours, setup, teardown),
     };
     return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,7 @@
 #include "common/zk/znodes.h"
 #include "master/master_internal.h"
 #include "regionserver/storage/layout.h"
+#include "regionserver/storage/schema_proto.h"
 #include "regionserver/storage/wal.h"
 
 static const config_key master_keys[] = {
@@ -247,6 +248,18 @@ Strata__Admin__TableSchema *master_table_schema(const m_table *t)
     if (!s)
         st_error(ST_CORRUPTION, "table %s: its schema in meta does not parse", t->name);
     return s;
+}
+
+int master_table_storage_schema(master *m, const m_table *t, table_schema *out)
+{
+    pthread_mutex_lock(&m->mu);
+    Strata__Admin__TableSchema *s = master_table_schema(t);
+    pthread_mutex_unlock(&m->mu);
+    if (!s)
+        return ST_CORRUPTION;
+    int rc = schema_from_proto(s, 128u << 20, out);
+    strata__admin__table_schema__free_unpacked(s, NULL);
+    return rc;
 }
 
 m_table *master_find_table(master *m, const char *name)

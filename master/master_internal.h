@@ -40,6 +40,7 @@
 #include "master/master.h"
 #include "meta/meta.h"
 #include "regionserver/storage/engine.h"
+#include "regionserver/storage/schema.h"
 
 #define MASTER_VERSION "0.1.0"
 
@@ -203,6 +204,9 @@ int master_ping(master *m);
 int master_persist(master *m, const meta_region *rows, size_t n);
 /* The table's schema unpacked (free with strata__admin__table_schema__free_unpacked). */
 Strata__Admin__TableSchema *master_table_schema(const m_table *t);
+/* The table's schema as the storage engine sees it (mu NOT held): ST_OK and *out, or the
+ * failure naming the table. */
+int master_table_storage_schema(master *m, const m_table *t, table_schema *out);
 /* Finds a table by name (mu held): NULL if unknown. */
 m_table *master_find_table(master *m, const char *name);
 /* Finds a region by encoded name (mu held), and its table. */

@@ -20,21 +20,8 @@
 #include "common/status.h"
 #include "master/master_internal.h"
 #include "regionserver/storage/region_fs.h"
-#include "regionserver/storage/schema_proto.h"
 
 static pthread_mutex_t janitor_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static int schema_of(master *m, m_table *t, table_schema *out)
-{
-    pthread_mutex_lock(&m->mu);
-    Strata__Admin__TableSchema *s = master_table_schema(t);
-    pthread_mutex_unlock(&m->mu);
-    if (!s)
-        return ST_CORRUPTION;
-    int rc = schema_from_proto(s, 128u << 20, out);
-    strata__admin__table_schema__free_unpacked(s, NULL);
-    return rc;
-}
 
 /* Whether region `child` still references files of `parent`. */
 static int referenced(master *m, const table_schema *schema, const char *child, const char *parent,
@@ -163,7 +150,7 @@ int master_janitor_run(master *m, unsigned *cleaned)
         if (!v)
             continue;
         table_schema schema;
-        rc = n ? schema_of(m, t, &schema) : ST_OK;
+        rc = n ? master_table_storage_schema(m, t, &schema) : ST_OK;
         for (size_t j = 0; j < n; j++) {
             bool done = false;
             int r = ST_OK;

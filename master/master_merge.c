@@ -21,7 +21,6 @@
 #include "common/status.h"
 #include "master/master_internal.h"
 #include "regionserver/storage/region_fs.h"
-#include "regionserver/storage/schema_proto.h"
 
 #define MERGE_TYPE "MergeTableRegionsProcedure"
 
@@ -245,18 +244,6 @@ static int write_step(merge_job *j, unsigned step, const meta_region *put, size_
     return rc;
 }
 
-static int schema_of(master *m, m_table *t, table_schema *out)
-{
-    pthread_mutex_lock(&m->mu);
-    Strata__Admin__TableSchema *s = master_table_schema(t);
-    pthread_mutex_unlock(&m->mu);
-    if (!s)
-        return ST_CORRUPTION;
-    int rc = schema_from_proto(s, 128u << 20, out);
-    strata__admin__table_schema__free_unpacked(s, NULL);
-    return rc;
-}
-
 static void roll_back(merge_job *j, const char *why)
 {
     master *m = j->m;
@@ -385,7 +372,7 @@ int master_merge_regions(master *m, const char *const *encoded, size_t n, bool f
     table_schema schema;
     if (rc == ST_OK) {
         master_inject_crash(m, MERGE_TYPE, "CREATE_MERGED");
-        rc = schema_of(m, j.t, &schema);
+        rc = master_table_storage_schema(m, j.t, &schema);
     }
     if (rc == ST_OK)
         rc = region_fs_merge(m->root, &schema, names, j.n, j.merged.encoded_name, NULL);

@@ -23,7 +23,6 @@
 #include "common/status.h"
 #include "master/master_internal.h"
 #include "regionserver/storage/region_fs.h"
-#include "regionserver/storage/schema_proto.h"
 
 #define SPLIT_TYPE "SplitTableRegionProcedure"
 
@@ -162,19 +161,6 @@ static int write_step(split_job *j, unsigned step, const meta_region *put, size_
     /* Past this write only forward is safe, and whether it happened is unknown. */
     if (rc != ST_OK && maybe && nput)
         master_proc_unsure(j->m, j->id, st_errmsg());
-    return rc;
-}
-
-/* The table's schema as the storage engine sees it. */
-static int table_schema_of(master *m, m_table *t, table_schema *out)
-{
-    pthread_mutex_lock(&m->mu);
-    Strata__Admin__TableSchema *s = master_table_schema(t);
-    pthread_mutex_unlock(&m->mu);
-    if (!s)
-        return ST_CORRUPTION;
-    int rc = schema_from_proto(s, 128u << 20, out);
-    strata__admin__table_schema__free_unpacked(s, NULL);
     return rc;
 }
 
@@ -446,7 +432,7 @@ int master_split_region(master *m, const char *encoded, const uint8_t *row, size
         rc = write_step(&j, SPLIT_CREATE_DAUGHTERS, NULL, 0);
     if (rc == ST_OK) {
         master_inject_crash(m, SPLIT_TYPE, "CREATE_DAUGHTERS");
-        rc = table_schema_of(m, j.t, &schema);
+        rc = master_table_storage_schema(m, j.t, &schema);
     }
     if (rc == ST_OK)
         rc = region_fs_split(m->root, &schema, encoded, j.d[0].encoded_name, j.d[1].encoded_name,

@@ -326,6 +326,9 @@ int master_proc_write(master *m, Strata__Master__Procedure *p, const char *step_
  * lease lapsed after it): this master cannot tell, so it exits (status 70) and the next
  * active master decides from meta. */
 void master_proc_unsure(master *m, uint64_t id, const char *why) __attribute__((noreturn));
+/* Sets the step shown in listings (static string) of a procedure whose state lives
+ * elsewhere (move, assign, unassign, server crash: region rows, WAL dirs, znodes). */
+void master_proc_set_step(master *m, uint64_t id, const char *step);
 /* Ends a procedure: deletes its row (if written) and records state and error. */
 void master_proc_end(master *m, uint64_t id, bool written, m_proc_state st, const char *error);
 /* Copies the listing (free with free()). */

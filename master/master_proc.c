@@ -102,6 +102,17 @@ uint64_t master_proc_begin(master *m, const char *type, const char *table,
     return p ? id : 0;
 }
 
+void master_proc_set_step(master *m, uint64_t id, const char *step)
+{
+    pthread_mutex_lock(&m->mu);
+    m_proc *p = find_proc(m, id);
+    if (p) {
+        p->step = step;
+        p->updated_ms = clock_now_ms();
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
 static bool inject_matches(const char *spec, const char *type, const char *step)
 {
     size_t tl = strlen(type);

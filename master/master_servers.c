@@ -512,13 +512,21 @@ static void recovery_done(master *m, const char *name)
 
 int master_crash_recover(master *m, const char *name)
 {
+    /* Listed as HBase's ServerCrashProcedure; its state is kept where it acts (the
+     * splitWAL znode, the fenced WAL directory, the regions' rows: docs/procedures.md). */
+    const char *servers[1] = {name};
+    uint64_t id = master_proc_begin(m, "ServerCrashProcedure", "", servers, 1);
+    master_proc_set_step(m, id, "SERVER_CRASH_SPLIT_LOGS");
     /* A master resumed after a pause may hold a stale live set (a server registered
      * meanwhile looks dead): it must not fence a WAL directory once its session may be gone. */
     int rc = master_check_lease(m);
     if (rc == ST_OK)
         rc = split_wals(m, name);
-    if (rc != ST_OK)
+    if (rc != ST_OK) {
+        master_proc_end(m, id, false, M_PROC_FAILED, st_errmsg());
         return rc;
+    }
+    master_proc_set_step(m, id, "SERVER_CRASH_ASSIGN");
     drop_owner_nodes(m, name);
     size_t nt = 0;
     m_table **tables = master_tables_hold(m, &nt);
@@ -530,6 +538,8 @@ int master_crash_recover(master *m, const char *name)
     master_tables_release(m, tables, nt);
     if (rc == ST_OK)
         recovery_done(m, name);
+    master_proc_end(m, id, false, rc == ST_OK ? M_PROC_SUCCESS : M_PROC_FAILED,
+                    rc == ST_OK ? NULL : st_errmsg());
     return rc;
 }
 

@@ -378,9 +378,16 @@ static int move_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     }
     pthread_mutex_unlock(&m->mu);
     if (rc == ST_OK && strcmp(dest, r->mr.server) != 0) {
+        /* HBase's TransitRegionStateProcedure (MOVE); its state is the region's row. */
+        const char *regions[1] = {req->encoded_name};
+        uint64_t id = master_proc_begin(m, "TransitRegionStateProcedure", t->name, regions, 1);
+        master_proc_set_step(m, id, "MOVE:CLOSE");
         rc = master_unassign(m, r);
+        master_proc_set_step(m, id, "MOVE:OPEN");
         if (rc == ST_OK)
             rc = master_assign(m, t, r, dest);
+        master_proc_end(m, id, false, rc == ST_OK ? M_PROC_SUCCESS : M_PROC_FAILED,
+                        rc == ST_OK ? NULL : st_errmsg());
     }
     char where[SERVER_NAME_MAX];
     snprintf(where, sizeof(where), "%s", r->mr.server);
@@ -400,8 +407,14 @@ static int assign_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     if (rc != ST_OK)
         return rc;
     rc = table_enabled(m, t, req->encoded_name);
-    if (rc == ST_OK)
+    if (rc == ST_OK) {
+        const char *regions[1] = {req->encoded_name};
+        uint64_t id = master_proc_begin(m, "TransitRegionStateProcedure", t->name, regions, 1);
+        master_proc_set_step(m, id, "ASSIGN");
         rc = master_assign(m, t, r, NULL);
+        master_proc_end(m, id, false, rc == ST_OK ? M_PROC_SUCCESS : M_PROC_FAILED,
+                        rc == ST_OK ? NULL : st_errmsg());
+    }
     char where[SERVER_NAME_MAX];
     snprintf(where, sizeof(where), "%s", r->mr.server);
     master_region_give(m, r);
@@ -413,10 +426,16 @@ static int unassign_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     master *m = ctx;
     Strata__Master__UnassignRegionRequest *req = (Strata__Master__UnassignRegionRequest *)msg;
     m_region *r = NULL;
-    int rc = master_region_take(m, req->encoded_name, &r, NULL);
+    m_table *t = NULL;
+    int rc = master_region_take(m, req->encoded_name, &r, &t);
     if (rc != ST_OK)
         return rc;
+    const char *regions[1] = {req->encoded_name};
+    uint64_t id = master_proc_begin(m, "TransitRegionStateProcedure", t->name, regions, 1);
+    master_proc_set_step(m, id, "UNASSIGN");
     rc = master_unassign(m, r);
+    master_proc_end(m, id, false, rc == ST_OK ? M_PROC_SUCCESS : M_PROC_FAILED,
+                    rc == ST_OK ? NULL : st_errmsg());
     master_region_give(m, r);
     /* As in HBase, the region is reassigned (the chore reopens it). */
     master_chore_wake(m);

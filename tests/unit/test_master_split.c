@@ -380,6 +380,26 @@ static void switches_off_refuse(void **state)
     assert_true(master_switch_get(x->m, MASTER_SWITCH_NORMALIZER));
 }
 
+/* A server's crash recovery is listed as HBase's ServerCrashProcedure. */
+static void crash_recovery_is_listed(void **state)
+{
+    fx *x = *state;
+    create_table(x, NULL, 0);
+    mfake_server_kill(x->f, x->s1);
+    master_servers_sync(x->m);
+    master_chore_pass(x->m, false);
+    m_proc *v = NULL;
+    size_t n = 0;
+    assert_int_equal(master_procs_list(x->m, &v, &n), ST_OK);
+    bool found = false;
+    for (size_t i = 0; i < n; i++)
+        found = found ||
+                (strcmp(v[i].type, "ServerCrashProcedure") == 0 && v[i].state == M_PROC_SUCCESS &&
+                 strncmp(v[i].regions[0], x->s1, sizeof(v[i].regions[0]) - 1) == 0);
+    free(v);
+    assert_true(found);
+}
+
 /* ---------------------------------------------------------------- normalizer */
 
 /* A table of four regions (g, m, t), NORMALIZATION_ENABLED if `on`. */
@@ -451,6 +471,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(merge_goes_through_and_janitor_cleans, setup, teardown),
         cmocka_unit_test_setup_teardown(switches_off_refuse, setup, teardown),
         cmocka_unit_test_setup_teardown(normalizer_merges_empty_neighbours, setup, teardown),
+        cmocka_unit_test_setup_teardown(crash_recovery_is_listed, setup, teardown),
     };
     return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -118,7 +118,8 @@ static long rx_number(const uint8_t *p, size_t n, size_t *i)
 static uint64_t rx_interval(const uint8_t *p, size_t n, size_t *i, bool *min_zero)
 {
     size_t j = *i + 1;
-    long lo = rx_number(p, n, &j), hi = lo;
+    /* glibc reads "{,m}" as "{0,m}" */
+    long lo = j < n && p[j] == ',' ? 0 : rx_number(p, n, &j), hi = lo;
     if (lo < 0)
         return 0;
     if (j < n && p[j] == ',') {

@@ -5,13 +5,13 @@
  *   strata bench [--rows N] [--threads T] [--value-size B] [--json]
  *                [--server host:port | --zk.quorum Q [--zk.parent P] | --dir D]
  *                [--regions R] [--rate OPS] [--concurrent] [--autoflush]
- *                [--split-policy NAME] [--max-filesize SIZE] [--flush-size SIZE]
- *                WORKLOAD...
+ *                [--table NAME] [--split-policy NAME] [--max-filesize SIZE]
+ *                [--flush-size SIZE] [--table-value KEY=VALUE]... WORKLOAD...
  *   WORKLOAD: sequentialWrite randomWrite sequentialRead randomRead scan
  *
  * Keys are 26-byte zero-padded decimals (PE's format), values incompressible random
- * bytes, one column info:0 in table TestTable; writes go through the buffered mutator
- * (2 MB). Without --server a private region server is started on a free loopback port
+ * bytes, one column info:0 in table TestTable (--table); writes go through the buffered
+ * mutator (2 MB). Without --server a private region server is started on a free loopback port
  * with its own root directory and a 2 GiB block cache (reads from memory, as in
  * Bigtable's figures), and stopped at the end. The table's regions (R, split
  * evenly over the key space) are opened on the server with AdminService.OpenRegion.
@@ -27,9 +27,9 @@
  * regions split at the same keys, lets the master place them over the region servers, and
  * finds them through the master like any client.
  *
- * --split-policy, --max-filesize and --flush-size set TestTable's SPLIT_POLICY value,
- * MAX_FILESIZE and MEMSTORE_FLUSHSIZE (on the private server too, where nothing splits:
- * splits need a master). Against a cluster a watcher (bench_splits.h) polls the master's
+ * --split-policy, --max-filesize and --flush-size set the table's SPLIT_POLICY value,
+ * MAX_FILESIZE and MEMSTORE_FLUSHSIZE, --table-value any other value (a policy's
+ * parameters); on the private server too, where nothing splits (splits need a master). Against a cluster a watcher (bench_splits.h) polls the master's
  * procedures and the table's regions every 100 ms, and each workload also reports the
  * regions after it, the splits that ended during it, and p50/p99/max of the operations
  * that overlapped a split of their row's region (every latency is recorded with its row
@@ -62,7 +62,8 @@
 #include "tools/tools.h"
 
 #define KEY_LEN 26
-#define TABLE "TestTable"
+#define DEFAULT_TABLE "TestTable"
+#define MAX_TABLE_VALUES 8
 #define FAMILY "info"
 #define QUALIFIER "0"
 #define READY_WAIT_MS 20000
@@ -83,7 +84,10 @@ typedef struct cluster_opts {
     double rate;              /* total ops/s to pace gets and puts at; 0 = as fast as possible */
     bool concurrent;          /* run every workload at the same time */
     bool autoflush;           /* one Put call per row instead of the buffered mutator */
-    const char *split_policy; /* TestTable's SPLIT_POLICY value; NULL: not set */
+    const char *table;        /* the table (default TestTable) */
+    const char *split_policy; /* its SPLIT_POLICY value; NULL: not set */
+    const char *values[MAX_TABLE_VALUES]; /* --table-value KEY=VALUE, as given */
+    int nvalues;
     uint64_t max_filesize;    /* its MAX_FILESIZE; 0: not set */
     uint64_t flush_size;      /* its MEMSTORE_FLUSHSIZE; 0: not set */
     const char *workloads[8];
@@ -116,8 +120,8 @@ static void usage(FILE *out)
     fprintf(out, "usage: strata bench [--rows N] [--threads T] [--value-size B] [--json]\n"
                  "                    [--server host:port | --zk.quorum Q [--zk.parent P] | --dir D]\n"
                  "                    [--regions R] [--rate OPS] [--concurrent] [--autoflush]\n"
-                 "                    [--split-policy NAME] [--max-filesize SIZE] [--flush-size SIZE]\n"
-                 "                    WORKLOAD...\n"
+                 "                    [--table NAME] [--split-policy NAME] [--max-filesize SIZE]\n"
+                 "                    [--flush-size SIZE] [--table-value KEY=VALUE]... WORKLOAD...\n"
                  "  WORKLOAD: sequentialWrite randomWrite sequentialRead randomRead scan\n"
                  "  (strata bench engine ... runs the storage-engine benchmark)\n");
 }
@@ -126,7 +130,7 @@ static void help(FILE *out)
 {
     usage(out);
     fprintf(out,
-            "  PerformanceEvaluation's workloads through the C client on table TestTable\n"
+            "  PerformanceEvaluation's workloads through the C client on one table\n"
             "  (26-byte keys, one column info:0), one line of ops/s and latency per workload.\n"
             "  --rows N            operations per workload (default 100000)\n"
             "  --threads T         client threads per workload (default 4)\n"
@@ -141,13 +145,17 @@ static void help(FILE *out)
             "                      own T threads (e.g. randomWrite and randomRead together)\n"
             "  --autoflush         send each put on its own (one Put call per row) instead\n"
             "                      of through the 2 MB buffered mutator\n"
-            "  --split-policy NAME TestTable's SPLIT_POLICY (SteppingSplitPolicy,\n"
+            "  --table NAME        the table (default TestTable); dropped and created again\n"
+            "  --split-policy NAME its SPLIT_POLICY (SteppingSplitPolicy,\n"
             "                      IncreasingToUpperBoundRegionSplitPolicy,\n"
             "                      ConstantSizeRegionSplitPolicy, KeyPrefixRegionSplitPolicy,\n"
             "                      DelimitedKeyPrefixRegionSplitPolicy,\n"
             "                      DisabledRegionSplitPolicy)\n"
-            "  --max-filesize SIZE TestTable's MAX_FILESIZE (bytes; k, m, g suffixes)\n"
-            "  --flush-size SIZE   TestTable's MEMSTORE_FLUSHSIZE (bytes; k, m, g suffixes)\n"
+            "  --max-filesize SIZE its MAX_FILESIZE (bytes; k, m, g suffixes)\n"
+            "  --flush-size SIZE   its MEMSTORE_FLUSHSIZE (bytes; k, m, g suffixes)\n"
+            "  --table-value KEY=VALUE\n"
+            "                      any other table value (METADATA), up to 8, e.g.\n"
+            "                      KeyPrefixRegionSplitPolicy.prefix_length=24\n"
             "  --json              one JSON object per workload\n"
             "  Each line: ops/s, p50/p95/p99/p999/max latency of one operation (a get, a put\n"
             "  or buffered mutate, a scanner next). Against a cluster also the table's\n"
@@ -178,7 +186,8 @@ static bool known(const char *w)
 
 static int parse_args(int argc, char **argv, cluster_opts *o)
 {
-    *o = (cluster_opts){.rows = 100000, .threads = 4, .value_size = 1000, .regions = 1};
+    *o = (cluster_opts){
+        .rows = 100000, .threads = 4, .value_size = 1000, .regions = 1, .table = DEFAULT_TABLE};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -206,6 +215,15 @@ static int parse_args(int argc, char **argv, cluster_opts *o)
             o->concurrent = true;
         } else if (strcmp(a, "--autoflush") == 0) {
             o->autoflush = true;
+        } else if (v && strcmp(a, "--table") == 0) {
+            o->table = v, i++;
+        } else if (v && strcmp(a, "--table-value") == 0) {
+            if (!strchr(v, '=') || v[0] == '=' || o->nvalues == MAX_TABLE_VALUES) {
+                fprintf(stderr, "strata bench: --table-value needs KEY=VALUE (at most %d)\n",
+                        MAX_TABLE_VALUES);
+                return 2;
+            }
+            o->values[o->nvalues++] = v, i++;
         } else if (v && strcmp(a, "--split-policy") == 0) {
             o->split_policy = v, i++;
         } else if (v && strcmp(a, "--max-filesize") == 0) {
@@ -309,17 +327,58 @@ static void format_key(long k, char *out)
     memcpy(out, tmp, KEY_LEN);
 }
 
-/* MAX_FILESIZE and MEMSTORE_FLUSHSIZE from the options, on s. */
-static void set_table_sizes(const cluster_opts *o, Strata__Admin__TableSchema *s)
+/* Adds the value name = value (len bytes of it) to a schema from admin_rpc_schema_new,
+ * whose values are malloc'ed and freed by admin_rpc_schema_free. */
+static int add_value(Strata__Admin__TableSchema *s, const char *name, size_t name_len,
+                     const char *value)
 {
-    if (o->max_filesize) {
+    Strata__Admin__NameStringPair **v = realloc(s->value, (s->n_value + 1) * sizeof(*v));
+    if (!v)
+        return st_error(ST_NOMEM, "bench: out of memory building the table's schema");
+    s->value = v;
+    Strata__Admin__NameStringPair *pair = calloc(1, sizeof(*pair));
+    if (pair)
+        strata__admin__name_string_pair__init(pair);
+    char *n = strndup(name, name_len), *val = strdup(value);
+    if (!pair || !n || !val) {
+        free(pair);
+        free(n);
+        free(val);
+        return st_error(ST_NOMEM, "bench: out of memory building the table's schema");
+    }
+    pair->name = n;
+    pair->value = val;
+    s->value[s->n_value++] = pair;
+    return ST_OK;
+}
+
+/* The table's schema: family info, MAX_FILESIZE, MEMSTORE_FLUSHSIZE, SPLIT_POLICY and the
+ * --table-value values from the options. ST_OK and *out (free with
+ * admin_rpc_schema_free), or the failure with *out NULL. */
+static int build_schema(const cluster_opts *o, Strata__Admin__TableSchema **out)
+{
+    Strata__Admin__TableSchema *s = NULL;
+    int st = admin_rpc_schema_new(o->table, FAMILY, &s);
+    if (st == ST_OK && o->max_filesize) {
         s->has_max_filesize = 1;
         s->max_filesize = o->max_filesize;
     }
-    if (o->flush_size) {
+    if (st == ST_OK && o->flush_size) {
         s->has_memstore_flushsize = 1;
         s->memstore_flushsize = o->flush_size;
     }
+    if (st == ST_OK && o->split_policy)
+        st = add_value(s, "SPLIT_POLICY", strlen("SPLIT_POLICY"), o->split_policy);
+    for (int i = 0; st == ST_OK && i < o->nvalues; i++) {
+        const char *eq = strchr(o->values[i], '=');
+        st = add_value(s, o->values[i], (size_t)(eq - o->values[i]), eq + 1);
+    }
+    if (st != ST_OK) {
+        admin_rpc_schema_free(s);
+        s = NULL;
+    }
+    *out = s;
+    return st;
 }
 
 /* Region i covers [split(i), split(i+1)) with split(0) = split(R) = unbounded. */
@@ -348,24 +407,12 @@ static int open_regions(const cluster_opts *o, const char *addr)
         size_t slen, elen;
         region_bounds(o, i, start, &slen, end, &elen);
         snprintf(name, sizeof(name), "bench%04d", i);
-        Strata__Admin__ColumnFamilySchema fam = STRATA__ADMIN__COLUMN_FAMILY_SCHEMA__INIT;
-        fam.name = (char *)FAMILY;
-        Strata__Admin__ColumnFamilySchema *fams[1] = {&fam};
-        Strata__Admin__TableSchema schema = STRATA__ADMIN__TABLE_SCHEMA__INIT;
-        schema.name = (char *)TABLE;
-        schema.n_family = 1;
-        schema.family = fams;
-        set_table_sizes(o, &schema);
-        Strata__Admin__NameStringPair policy = STRATA__ADMIN__NAME_STRING_PAIR__INIT;
-        Strata__Admin__NameStringPair *values[1] = {&policy};
-        if (o->split_policy) {
-            policy.name = (char *)"SPLIT_POLICY";
-            policy.value = (char *)o->split_policy;
-            schema.n_value = 1;
-            schema.value = values;
-        }
+        Strata__Admin__TableSchema *schema = NULL;
+        st = build_schema(o, &schema);
+        if (st != ST_OK)
+            break;
         Strata__Admin__RegionInfo ri = STRATA__ADMIN__REGION_INFO__INIT;
-        ri.table = (char *)TABLE;
+        ri.table = (char *)o->table;
         ri.encoded_name = name;
         ri.has_start_key = slen > 0;
         ri.start_key = (ProtobufCBinaryData){slen, (uint8_t *)start};
@@ -376,7 +423,7 @@ static int open_regions(const cluster_opts *o, const char *addr)
         Strata__Admin__OpenRegionRequest__RegionOpenInfo info =
             STRATA__ADMIN__OPEN_REGION_REQUEST__REGION_OPEN_INFO__INIT;
         info.region = &ri;
-        info.schema = &schema;
+        info.schema = schema;
         Strata__Admin__OpenRegionRequest__RegionOpenInfo *infos[1] = {&info};
         Strata__Admin__OpenRegionRequest req = STRATA__ADMIN__OPEN_REGION_REQUEST__INIT;
         req.n_open_info = 1;
@@ -384,6 +431,7 @@ static int open_regions(const cluster_opts *o, const char *addr)
         size_t n = strata__admin__open_region_request__get_packed_size(&req);
         uint8_t *bytes = malloc(n);
         strata__admin__open_region_request__pack(&req, bytes);
+        admin_rpc_schema_free(schema);
         buf_t resp = {0};
         st = rpc_client_call(rc, addr, "AdminService.OpenRegion", bytes, n, 60000, &resp);
         free(bytes);
@@ -833,34 +881,8 @@ static int dir_quorum(cluster_opts *o)
     return ST_OK;
 }
 
-/* Sets SPLIT_POLICY on a schema from admin_rpc_schema_new (whose values are malloc'ed and
- * freed by admin_rpc_schema_free). */
-static int add_split_policy(const cluster_opts *o, Strata__Admin__TableSchema *s)
-{
-    if (!o->split_policy)
-        return ST_OK;
-    Strata__Admin__NameStringPair **v = malloc(sizeof(*v));
-    Strata__Admin__NameStringPair *pair = calloc(1, sizeof(*pair));
-    if (pair)
-        strata__admin__name_string_pair__init(pair);
-    char *name = strdup("SPLIT_POLICY"), *value = strdup(o->split_policy);
-    if (!v || !pair || !name || !value) {
-        free(v);
-        free(pair);
-        free(name);
-        free(value);
-        return st_error(ST_NOMEM, "bench: out of memory building TestTable's schema");
-    }
-    pair->name = name;
-    pair->value = value;
-    v[0] = pair;
-    s->value = v;
-    s->n_value = 1;
-    return ST_OK;
-}
-
-/* Drops TestTable if it exists and creates it with R regions through the master, with
- * the table attributes the options give. */
+/* Drops the table if it exists and creates it with R regions through the master, with
+ * the attributes and values the options give. */
 static int create_cluster_table(const cluster_opts *o)
 {
     admin_rpc *a = NULL;
@@ -868,20 +890,16 @@ static int create_cluster_table(const cluster_opts *o)
     int st = admin_rpc_open(o->quorum, o->parent, &a);
     if (st == ST_OK) {
         Strata__Master__DescribeTableResponse *d = NULL;
-        if (admin_rpc_describe_table(a, TABLE, &d) == ST_OK) {
+        if (admin_rpc_describe_table(a, o->table, &d) == ST_OK) {
             if (d->table->state != STRATA__MASTER__TABLE_STATE__DISABLED)
-                st = admin_rpc_disable_table(a, TABLE);
+                st = admin_rpc_disable_table(a, o->table);
             if (st == ST_OK)
-                st = admin_rpc_delete_table(a, TABLE);
+                st = admin_rpc_delete_table(a, o->table);
         }
         admin_rpc_free_msg(d);
     }
     if (st == ST_OK)
-        st = admin_rpc_schema_new(TABLE, FAMILY, &schema);
-    if (st == ST_OK) {
-        set_table_sizes(o, schema);
-        st = add_split_policy(o, schema);
-    }
+        st = build_schema(o, &schema);
     char keys[MAX_REGIONS][KEY_LEN];
     ProtobufCBinaryData splits[MAX_REGIONS];
     for (int i = 1; i < o->regions; i++) {
@@ -961,11 +979,11 @@ int bench_cluster_main(int argc, char **argv)
         size_t slen, elen;
         region_bounds(&o, i, start, &slen, end, &elen);
         snprintf(name, sizeof(name), "bench%04d", i);
-        strata_options_add_region(opts, TABLE, name, start, slen, end, elen, addr);
+        strata_options_add_region(opts, o.table, name, start, slen, end, elen, addr);
     }
     char *err = NULL;
     strata_client_t *c = st == ST_OK ? strata_client_open(opts, &err) : NULL;
-    strata_table_t *t = c ? strata_table_open(c, TABLE) : NULL;
+    strata_table_t *t = c ? strata_table_open(c, o.table) : NULL;
     if (st != ST_OK || !t) {
         fprintf(stderr, "strata bench: %s\n", err ? err : st_errmsg());
         strata_free(err);
@@ -977,7 +995,7 @@ int bench_cluster_main(int argc, char **argv)
                    addr);
         bench_splits *watch = NULL;
         if (cluster &&
-            bench_splits_start(o.quorum, o.parent, TABLE, WATCH_INTERVAL_MS, &watch) != ST_OK)
+            bench_splits_start(o.quorum, o.parent, o.table, WATCH_INTERVAL_MS, &watch) != ST_OK)
             fprintf(stderr, "strata bench: no split figures: %s\n", st_errmsg());
         workload_result res[8];
         if (run_all(&o, t, watch, res) != ST_OK) {

@@ -4,9 +4,10 @@
  * every workload reports operations, no errors, and reads that found every row; and the
  * same against a whole local cluster (tests/support/cluster.h) through --dir, twice (the
  * second run replaces the table), with the table's regions spread over every server;
- * and with --split-policy, --max-filesize and --flush-size: TestTable carries them, a
- * small table splits during the run (the watcher reports the regions and the splits)
- * with no error and every row read back, and DisabledRegionSplitPolicy keeps one region.
+ * and with --split-policy, --max-filesize, --flush-size and --table-value: TestTable
+ * carries them, a small table splits during the run (the watcher reports the regions and
+ * the splits) at the key prefixes KeyPrefixRegionSplitPolicy allows, with no error and
+ * every row read back, and a --table under DisabledRegionSplitPolicy keeps one region.
  * Needs STRATA_BIN (set by CTest); skipped without it (exit 77).
  */
 #include <stdarg.h>
@@ -164,11 +165,13 @@ static void bench_sets_split_attributes_and_regions_split(void **state)
     if (tc_start(&o, &c) != ST_OK)
         fail_msg("cluster start: %s", st_errmsg());
     /* 4000 rows of 1000 bytes (4 MB) against a 64 KiB flush size and a 256 KiB
-     * MAX_FILESIZE: the one region splits several times while it is written. */
+     * MAX_FILESIZE, one put per call (so the writes last about a second): the one region
+     * splits several times, at 24-byte prefixes (every 100 rows of the 26-byte keys). */
     char cmd[2048];
     snprintf(cmd, sizeof(cmd),
              "%s bench --dir %s --rows 4000 --threads 2 --value-size 1000 --json "
-             "--split-policy ConstantSizeRegionSplitPolicy --max-filesize 256k --flush-size 64k "
+             "--split-policy KeyPrefixRegionSplitPolicy --max-filesize 256k --flush-size 64k "
+             "--table-value KeyPrefixRegionSplitPolicy.prefix_length=24 --autoflush "
              "sequentialWrite randomRead scan",
              bin, tc_dir(c));
     long regions = 0, splits = 0;
@@ -185,16 +188,26 @@ static void bench_sets_split_attributes_and_regions_split(void **state)
     assert_true(s->has_memstore_flushsize);
     assert_int_equal(s->memstore_flushsize, 64 * 1024);
     assert_non_null(schema_value(s, "SPLIT_POLICY"));
-    assert_string_equal(schema_value(s, "SPLIT_POLICY"), "ConstantSizeRegionSplitPolicy");
+    assert_string_equal(schema_value(s, "SPLIT_POLICY"), "KeyPrefixRegionSplitPolicy");
+    assert_non_null(schema_value(s, "KeyPrefixRegionSplitPolicy.prefix_length"));
+    assert_string_equal(schema_value(s, "KeyPrefixRegionSplitPolicy.prefix_length"), "24");
     assert_true(d->table->regions > 1);
     admin_rpc_free_msg(d);
+    Strata__Master__GetTableRegionsResponse *r = NULL;
+    assert_int_equal(admin_rpc_table_regions(a, "TestTable", &r), ST_OK);
+    for (size_t i = 0; i < r->n_location; i++) {
+        const Strata__Admin__RegionInfo *ri = r->location[i]->region;
+        if (ri->has_start_key && ri->start_key.len > 0)
+            assert_int_equal(ri->start_key.len, 24);
+    }
+    admin_rpc_free_msg(r);
 
     /* The same load under DisabledRegionSplitPolicy, concurrent and one put per call:
      * nothing splits. */
     snprintf(cmd, sizeof(cmd),
-             "%s bench --dir %s --rows 4000 --threads 2 --value-size 1000 --json "
-             "--split-policy DisabledRegionSplitPolicy --max-filesize 256k --flush-size 64k "
-             "--concurrent --autoflush sequentialWrite scan",
+             "%s bench --dir %s --table unsplit --rows 4000 --threads 2 --value-size 1000 "
+             "--json --split-policy DisabledRegionSplitPolicy --max-filesize 256k "
+             "--flush-size 64k --concurrent --autoflush sequentialWrite scan",
              bin, tc_dir(c));
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
@@ -212,7 +225,7 @@ static void bench_sets_split_attributes_and_regions_split(void **state)
     int status = pclose(p);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     assert_int_equal(workloads, 2);
-    assert_int_equal(admin_rpc_describe_table(a, "TestTable", &d), ST_OK);
+    assert_int_equal(admin_rpc_describe_table(a, "unsplit", &d), ST_OK);
     assert_string_equal(schema_value(d->table->schema, "SPLIT_POLICY"),
                         "DisabledRegionSplitPolicy");
     assert_int_equal(d->table->regions, 1);
@@ -229,7 +242,7 @@ static void cluster_bench_rejects_bad_arguments(void **state)
                          "bench --threads 0 scan", "bench --regions 1000 scan",
                          "bench --server 127.0.0.1:1 --dir /tmp scan",
                          "bench --max-filesize 0 scan", "bench --flush-size lots scan",
-                         "bench --max-filesize scan"};
+                         "bench --max-filesize scan", "bench --table-value novalue scan"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char cmd[512];
         snprintf(cmd, sizeof(cmd), "%s %s >/dev/null 2>&1", bin, bad[i]);

@@ -29,13 +29,14 @@
  *
  * --split-policy, --max-filesize and --flush-size set the table's SPLIT_POLICY value,
  * MAX_FILESIZE and MEMSTORE_FLUSHSIZE, --table-value any other value (a policy's
- * parameters); on the private server too, where nothing splits (splits need a master). Against a cluster a watcher (bench_splits.h) polls the master's
- * procedures and the table's regions every 100 ms, and each workload also reports the
- * regions after it, the splits that ended during it, and p50/p99/max of the operations
- * that overlapped a split of their row's region (every latency is recorded with its row
- * and start time). --concurrent runs every workload at once, each with its own threads
- * (puts and gets during the same splits); --autoflush sends each put on its own (one
- * Put call), so a put's latency is its round trip rather than a buffer append.
+ * parameters); on the private server too, where nothing splits (splits need a master).
+ * Against a cluster a watcher (bench_splits.h) polls the master's procedures and the
+ * table's regions every 100 ms, and each workload also reports the regions after it, the
+ * splits that ended during it, and p50/p99/max of the operations that overlapped a split
+ * of their row's region (every latency is recorded with its row and start time).
+ * --concurrent runs every workload at once, each with its own threads (puts and gets
+ * during the same splits); --autoflush sends each put on its own (one Put call), so a
+ * put's latency is its round trip rather than a buffer append.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -88,8 +89,8 @@ typedef struct cluster_opts {
     const char *split_policy; /* its SPLIT_POLICY value; NULL: not set */
     const char *values[MAX_TABLE_VALUES]; /* --table-value KEY=VALUE, as given */
     int nvalues;
-    uint64_t max_filesize;    /* its MAX_FILESIZE; 0: not set */
-    uint64_t flush_size;      /* its MEMSTORE_FLUSHSIZE; 0: not set */
+    uint64_t max_filesize; /* its MAX_FILESIZE; 0: not set */
+    uint64_t flush_size;   /* its MEMSTORE_FLUSHSIZE; 0: not set */
     const char *workloads[8];
     int nworkloads;
 } cluster_opts;

@@ -4,12 +4,14 @@
  *
  *   strata bench [--rows N] [--threads T] [--value-size B] [--json]
  *                [--server host:port | --zk.quorum Q [--zk.parent P] | --dir D]
- *                [--regions R] [--rate OPS] WORKLOAD...
+ *                [--regions R] [--rate OPS] [--concurrent] [--autoflush]
+ *                [--table NAME] [--split-policy NAME] [--max-filesize SIZE]
+ *                [--flush-size SIZE] [--table-value KEY=VALUE]... WORKLOAD...
  *   WORKLOAD: sequentialWrite randomWrite sequentialRead randomRead scan
  *
  * Keys are 26-byte zero-padded decimals (PE's format), values incompressible random
- * bytes, one column info:0 in table TestTable; writes go through the buffered mutator
- * (2 MB). Without --server a private region server is started on a free loopback port
+ * bytes, one column info:0 in table TestTable (--table); writes go through the buffered
+ * mutator (2 MB). Without --server a private region server is started on a free loopback port
  * with its own root directory and a 2 GiB block cache (reads from memory, as in
  * Bigtable's figures), and stopped at the end. The table's regions (R, split
  * evenly over the key space) are opened on the server with AdminService.OpenRegion.
@@ -24,6 +26,17 @@
  * against a whole cluster instead: it (re)creates TestTable through the master with the R
  * regions split at the same keys, lets the master place them over the region servers, and
  * finds them through the master like any client.
+ *
+ * --split-policy, --max-filesize and --flush-size set the table's SPLIT_POLICY value,
+ * MAX_FILESIZE and MEMSTORE_FLUSHSIZE, --table-value any other value (a policy's
+ * parameters); on the private server too, where nothing splits (splits need a master).
+ * Against a cluster a watcher (bench_splits.h) polls the master's procedures and the
+ * table's regions every 100 ms, and each workload also reports the regions after it, the
+ * splits that ended during it, and p50/p99/max of the operations that overlapped a split
+ * of their row's region (every latency is recorded with its row and start time).
+ * --concurrent runs every workload at once, each with its own threads (puts and gets
+ * during the same splits); --autoflush sends each put on its own (one Put call), so a
+ * put's latency is its round trip rather than a buffer append.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,20 +52,24 @@
 
 #include "client/admin_rpc.h"
 #include "common/clock.h"
+#include "common/config.h"
 #include "common/fileio.h"
 #include "common/proto/admin.pb-c.h"
 #include "common/rpc/rpc_client.h"
 #include "common/status.h"
 #include "strata/strata.h"
 #include "tools/bench_redis.h"
+#include "tools/bench_splits.h"
 #include "tools/tools.h"
 
 #define KEY_LEN 26
-#define TABLE "TestTable"
+#define DEFAULT_TABLE "TestTable"
+#define MAX_TABLE_VALUES 8
 #define FAMILY "info"
 #define QUALIFIER "0"
 #define READY_WAIT_MS 20000
 #define MAX_REGIONS 64
+#define WATCH_INTERVAL_MS 100
 
 typedef struct cluster_opts {
     long rows;
@@ -65,7 +82,15 @@ typedef struct cluster_opts {
     const char *dir; /* cluster target: a local cluster directory */
     char dir_quorum[128];
     int regions;
-    double rate; /* total ops/s to pace gets and puts at; 0 = as fast as possible */
+    double rate;              /* total ops/s to pace gets and puts at; 0 = as fast as possible */
+    bool concurrent;          /* run every workload at the same time */
+    bool autoflush;           /* one Put call per row instead of the buffered mutator */
+    const char *table;        /* the table (default TestTable) */
+    const char *split_policy; /* its SPLIT_POLICY value; NULL: not set */
+    const char *values[MAX_TABLE_VALUES]; /* --table-value KEY=VALUE, as given */
+    int nvalues;
+    uint64_t max_filesize; /* its MAX_FILESIZE; 0: not set */
+    uint64_t flush_size;   /* its MEMSTORE_FLUSHSIZE; 0: not set */
     const char *workloads[8];
     int nworkloads;
 } cluster_opts;
@@ -80,18 +105,73 @@ typedef struct workload_result {
     const char *name;
     long ops;
     double seconds;
-    double p50_us, p95_us, p99_us, p999_us;
+    double p50_us, p95_us, p99_us, p999_us, max_us;
     long errors;
     long found;
+    /* cluster runs: what the split watcher saw (bench_splits.h) */
+    bool watched;
+    size_t regions; /* the table's regions after the workload */
+    size_t splits;  /* split procedures that ended well during the workload */
+    long split_ops; /* operations that overlapped a split of their row's region */
+    double split_p50_us, split_p99_us, split_max_us;
 } workload_result;
 
 static void usage(FILE *out)
 {
     fprintf(out, "usage: strata bench [--rows N] [--threads T] [--value-size B] [--json]\n"
                  "                    [--server host:port | --zk.quorum Q [--zk.parent P] | --dir D]\n"
-                 "                    [--regions R] [--rate OPS] WORKLOAD...\n"
+                 "                    [--regions R] [--rate OPS] [--concurrent] [--autoflush]\n"
+                 "                    [--table NAME] [--split-policy NAME] [--max-filesize SIZE]\n"
+                 "                    [--flush-size SIZE] [--table-value KEY=VALUE]... WORKLOAD...\n"
                  "  WORKLOAD: sequentialWrite randomWrite sequentialRead randomRead scan\n"
                  "  (strata bench engine ... runs the storage-engine benchmark)\n");
+}
+
+static void help(FILE *out)
+{
+    usage(out);
+    fprintf(out,
+            "  PerformanceEvaluation's workloads through the C client on one table\n"
+            "  (26-byte keys, one column info:0), one line of ops/s and latency per workload.\n"
+            "  --rows N            operations per workload (default 100000)\n"
+            "  --threads T         client threads per workload (default 4)\n"
+            "  --value-size B      value bytes (default 1000), incompressible\n"
+            "  --server H:P        an existing region server (default: a private one)\n"
+            "  --zk.quorum Q, --zk.parent P, --dir D\n"
+            "                      a whole cluster (--dir: a `strata cluster` directory);\n"
+            "                      TestTable is dropped and created through the master\n"
+            "  --regions R         TestTable's regions at creation, split evenly (default 1)\n"
+            "  --rate OPS          pace each workload's gets and puts to OPS per second\n"
+            "  --concurrent        run all the workloads at the same time, each with its\n"
+            "                      own T threads (e.g. randomWrite and randomRead together)\n"
+            "  --autoflush         send each put on its own (one Put call per row) instead\n"
+            "                      of through the 2 MB buffered mutator\n"
+            "  --table NAME        the table (default TestTable); dropped and created again\n"
+            "  --split-policy NAME its SPLIT_POLICY (SteppingSplitPolicy,\n"
+            "                      IncreasingToUpperBoundRegionSplitPolicy,\n"
+            "                      ConstantSizeRegionSplitPolicy, KeyPrefixRegionSplitPolicy,\n"
+            "                      DelimitedKeyPrefixRegionSplitPolicy,\n"
+            "                      DisabledRegionSplitPolicy)\n"
+            "  --max-filesize SIZE its MAX_FILESIZE (bytes; k, m, g suffixes)\n"
+            "  --flush-size SIZE   its MEMSTORE_FLUSHSIZE (bytes; k, m, g suffixes)\n"
+            "  --table-value KEY=VALUE\n"
+            "                      any other table value (METADATA), up to 8, e.g.\n"
+            "                      KeyPrefixRegionSplitPolicy.prefix_length=24\n"
+            "  --json              one JSON object per workload\n"
+            "  Each line: ops/s, p50/p95/p99/p999/max latency of one operation (a get, a put\n"
+            "  or buffered mutate, a scanner next). Against a cluster also the table's\n"
+            "  regions after the workload, the splits that ended during it, and the latency\n"
+            "  of the operations that overlapped a split of their row's region (polled from\n"
+            "  the master every 100 ms). Regions split only with a master (--dir, --zk.quorum).\n");
+}
+
+/* A size flag's value: bytes with an optional k/m/g/t suffix, > 0. */
+static bool parse_size(const char *flag, const char *v, uint64_t *out)
+{
+    if (config_parse_size(v, out) == ST_OK && *out > 0)
+        return true;
+    fprintf(stderr, "strata bench: %s needs a size > 0 (e.g. 65536, 64k, 1m), not '%s'\n", flag, v);
+    return false;
 }
 
 static const char *const known_workloads[] = {"sequentialWrite", "randomWrite", "sequentialRead",
@@ -107,7 +187,8 @@ static bool known(const char *w)
 
 static int parse_args(int argc, char **argv, cluster_opts *o)
 {
-    *o = (cluster_opts){.rows = 100000, .threads = 4, .value_size = 1000, .regions = 1};
+    *o = (cluster_opts){
+        .rows = 100000, .threads = 4, .value_size = 1000, .regions = 1, .table = DEFAULT_TABLE};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -131,6 +212,29 @@ static int parse_args(int argc, char **argv, cluster_opts *o)
             o->regions = atoi(v), i++;
         } else if (v && strcmp(a, "--rate") == 0) {
             o->rate = atof(v), i++;
+        } else if (strcmp(a, "--concurrent") == 0) {
+            o->concurrent = true;
+        } else if (strcmp(a, "--autoflush") == 0) {
+            o->autoflush = true;
+        } else if (v && strcmp(a, "--table") == 0) {
+            o->table = v, i++;
+        } else if (v && strcmp(a, "--table-value") == 0) {
+            if (!strchr(v, '=') || v[0] == '=' || o->nvalues == MAX_TABLE_VALUES) {
+                fprintf(stderr, "strata bench: --table-value needs KEY=VALUE (at most %d)\n",
+                        MAX_TABLE_VALUES);
+                return 2;
+            }
+            o->values[o->nvalues++] = v, i++;
+        } else if (v && strcmp(a, "--split-policy") == 0) {
+            o->split_policy = v, i++;
+        } else if (v && strcmp(a, "--max-filesize") == 0) {
+            if (!parse_size(a, v, &o->max_filesize))
+                return 2;
+            i++;
+        } else if (v && strcmp(a, "--flush-size") == 0) {
+            if (!parse_size(a, v, &o->flush_size))
+                return 2;
+            i++;
         } else if (a[0] != '-' && known(a) && o->nworkloads < 8) {
             o->workloads[o->nworkloads++] = a;
         } else {
@@ -224,6 +328,60 @@ static void format_key(long k, char *out)
     memcpy(out, tmp, KEY_LEN);
 }
 
+/* Adds the value name = value (len bytes of it) to a schema from admin_rpc_schema_new,
+ * whose values are malloc'ed and freed by admin_rpc_schema_free. */
+static int add_value(Strata__Admin__TableSchema *s, const char *name, size_t name_len,
+                     const char *value)
+{
+    Strata__Admin__NameStringPair **v = realloc(s->value, (s->n_value + 1) * sizeof(*v));
+    if (!v)
+        return st_error(ST_NOMEM, "bench: out of memory building the table's schema");
+    s->value = v;
+    Strata__Admin__NameStringPair *pair = calloc(1, sizeof(*pair));
+    if (pair)
+        strata__admin__name_string_pair__init(pair);
+    char *n = strndup(name, name_len), *val = strdup(value);
+    if (!pair || !n || !val) {
+        free(pair);
+        free(n);
+        free(val);
+        return st_error(ST_NOMEM, "bench: out of memory building the table's schema");
+    }
+    pair->name = n;
+    pair->value = val;
+    s->value[s->n_value++] = pair;
+    return ST_OK;
+}
+
+/* The table's schema: family info, MAX_FILESIZE, MEMSTORE_FLUSHSIZE, SPLIT_POLICY and the
+ * --table-value values from the options. ST_OK and *out (free with
+ * admin_rpc_schema_free), or the failure with *out NULL. */
+static int build_schema(const cluster_opts *o, Strata__Admin__TableSchema **out)
+{
+    Strata__Admin__TableSchema *s = NULL;
+    int st = admin_rpc_schema_new(o->table, FAMILY, &s);
+    if (st == ST_OK && o->max_filesize) {
+        s->has_max_filesize = 1;
+        s->max_filesize = o->max_filesize;
+    }
+    if (st == ST_OK && o->flush_size) {
+        s->has_memstore_flushsize = 1;
+        s->memstore_flushsize = o->flush_size;
+    }
+    if (st == ST_OK && o->split_policy)
+        st = add_value(s, "SPLIT_POLICY", strlen("SPLIT_POLICY"), o->split_policy);
+    for (int i = 0; st == ST_OK && i < o->nvalues; i++) {
+        const char *eq = strchr(o->values[i], '=');
+        st = add_value(s, o->values[i], (size_t)(eq - o->values[i]), eq + 1);
+    }
+    if (st != ST_OK) {
+        admin_rpc_schema_free(s);
+        s = NULL;
+    }
+    *out = s;
+    return st;
+}
+
 /* Region i covers [split(i), split(i+1)) with split(0) = split(R) = unbounded. */
 static void region_bounds(const cluster_opts *o, int i, char *start, size_t *slen, char *end,
                           size_t *elen)
@@ -250,15 +408,12 @@ static int open_regions(const cluster_opts *o, const char *addr)
         size_t slen, elen;
         region_bounds(o, i, start, &slen, end, &elen);
         snprintf(name, sizeof(name), "bench%04d", i);
-        Strata__Admin__ColumnFamilySchema fam = STRATA__ADMIN__COLUMN_FAMILY_SCHEMA__INIT;
-        fam.name = (char *)FAMILY;
-        Strata__Admin__ColumnFamilySchema *fams[1] = {&fam};
-        Strata__Admin__TableSchema schema = STRATA__ADMIN__TABLE_SCHEMA__INIT;
-        schema.name = (char *)TABLE;
-        schema.n_family = 1;
-        schema.family = fams;
+        Strata__Admin__TableSchema *schema = NULL;
+        st = build_schema(o, &schema);
+        if (st != ST_OK)
+            break;
         Strata__Admin__RegionInfo ri = STRATA__ADMIN__REGION_INFO__INIT;
-        ri.table = (char *)TABLE;
+        ri.table = (char *)o->table;
         ri.encoded_name = name;
         ri.has_start_key = slen > 0;
         ri.start_key = (ProtobufCBinaryData){slen, (uint8_t *)start};
@@ -269,7 +424,7 @@ static int open_regions(const cluster_opts *o, const char *addr)
         Strata__Admin__OpenRegionRequest__RegionOpenInfo info =
             STRATA__ADMIN__OPEN_REGION_REQUEST__REGION_OPEN_INFO__INIT;
         info.region = &ri;
-        info.schema = &schema;
+        info.schema = schema;
         Strata__Admin__OpenRegionRequest__RegionOpenInfo *infos[1] = {&info};
         Strata__Admin__OpenRegionRequest req = STRATA__ADMIN__OPEN_REGION_REQUEST__INIT;
         req.n_open_info = 1;
@@ -277,6 +432,7 @@ static int open_regions(const cluster_opts *o, const char *addr)
         size_t n = strata__admin__open_region_request__get_packed_size(&req);
         uint8_t *bytes = malloc(n);
         strata__admin__open_region_request__pack(&req, bytes);
+        admin_rpc_schema_free(schema);
         buf_t resp = {0};
         st = rpc_client_call(rc, addr, "AdminService.OpenRegion", bytes, n, 60000, &resp);
         free(bytes);
@@ -298,18 +454,38 @@ static int open_regions(const cluster_opts *o, const char *addr)
 
 /* ---------------------------------------------------------------- workloads */
 
+/* One operation as recorded: its row's key number, when it started (ms after the
+ * workload's start) and how long it took. */
+typedef struct op_rec {
+    int64_t key;
+    uint32_t start_ms;
+    uint32_t lat_us;
+} op_rec;
+
 typedef struct worker {
     const cluster_opts *o;
     strata_table_t *table;
     const char *workload;
     int id;
     long first, count; /* this thread's share of the key space */
-    uint32_t *lat_us;  /* one per op */
+    uint64_t base_ns;  /* the workload's start (monotonic) */
+    op_rec *recs;      /* one per op, up to count */
     long ops;
     long errors;
     long found;
+    uint64_t end_ns; /* when this thread finished */
     uint64_t rng;
 } worker;
+
+/* The threads of one workload. */
+typedef struct workload_run {
+    const char *name;
+    worker *ws;
+    pthread_t *th;
+    int nthreads, started;
+    uint64_t base_ns;
+    int64_t base_wall_ms; /* clock_now_ms() at base_ns */
+} workload_run;
 
 static uint64_t next_rand(uint64_t *s)
 {
@@ -334,17 +510,30 @@ static void pace(worker *w, uint64_t start_ns, long i)
     }
 }
 
-static void record(worker *w, uint64_t t0)
+static void record(worker *w, long key, uint64_t t0)
 {
     uint64_t us = (clock_mono_ns() - t0) / 1000;
-    if (w->ops < w->count)
-        w->lat_us[w->ops] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+    if (w->ops < w->count) {
+        op_rec *r = &w->recs[w->ops];
+        r->key = key;
+        r->start_ms = (uint32_t)((t0 - w->base_ns) / 1000000ull);
+        r->lat_us = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+    }
     w->ops++;
+}
+
+static void count_error(worker *w, char **err)
+{
+    if (*err) {
+        w->errors++;
+        strata_free(*err);
+        *err = NULL;
+    }
 }
 
 static void run_writes(worker *w, bool random)
 {
-    strata_mutator_t *m = strata_mutator_create(w->table, 2u << 20);
+    strata_mutator_t *m = w->o->autoflush ? NULL : strata_mutator_create(w->table, 2u << 20);
     char *value = malloc((size_t)w->o->value_size);
     char key[KEY_LEN];
     char *err = NULL;
@@ -361,20 +550,17 @@ static void run_writes(worker *w, bool random)
         strata_put_add(put, FAMILY, strlen(FAMILY), QUALIFIER, 1, STRATA_LATEST_TIMESTAMP, value,
                        (size_t)w->o->value_size);
         uint64_t t0 = clock_mono_ns();
-        strata_mutator_mutate(m, put, &err);
-        record(w, t0);
+        if (m)
+            strata_mutator_mutate(m, put, &err);
+        else
+            strata_table_put(w->table, put, &err);
+        record(w, k, t0);
         strata_mutation_destroy(put);
-        if (err) {
-            w->errors++;
-            strata_free(err);
-            err = NULL;
-        }
+        count_error(w, &err);
     }
-    strata_mutator_close(m, &err);
-    if (err) {
-        w->errors++;
-        strata_free(err);
-    }
+    if (m)
+        strata_mutator_close(m, &err);
+    count_error(w, &err);
     free(value);
 }
 
@@ -390,19 +576,17 @@ static void run_reads(worker *w, bool random)
         strata_get_t *g = strata_get_create(key, KEY_LEN);
         uint64_t t0 = clock_mono_ns();
         strata_result_t *r = strata_table_get(w->table, g, &err);
-        record(w, t0);
-        if (err) {
-            w->errors++;
-            strata_free(err);
-            err = NULL;
-        } else if (r && strata_result_cell_count(r) > 0) {
+        record(w, k, t0);
+        if (!err && r && strata_result_cell_count(r) > 0)
             w->found++;
-        }
+        count_error(w, &err);
         strata_result_destroy(r);
         strata_get_destroy(g);
     }
 }
 
+/* A scanner next is recorded against the row it should return (first + n: exact when
+ * every row of the range exists). */
 static void run_scan(worker *w)
 {
     char start[KEY_LEN], stop[KEY_LEN];
@@ -419,14 +603,11 @@ static void run_scan(worker *w)
         strata_result_t *r = strata_scanner_next(sc, &err);
         if (!r)
             break;
-        record(w, t0);
+        record(w, w->first + w->ops, t0);
         w->found++;
         strata_result_destroy(r);
     }
-    if (err) {
-        w->errors++;
-        strata_free(err);
-    }
+    count_error(w, &err);
     strata_scanner_close(sc);
     strata_scan_destroy(s);
 }
@@ -445,6 +626,7 @@ static void *worker_main(void *arg)
         run_reads(w, true);
     else
         run_scan(w);
+    w->end_ns = clock_mono_ns();
     return NULL;
 }
 
@@ -462,84 +644,190 @@ static double pct(const uint32_t *v, size_t n, double p)
     return v[i];
 }
 
-static int run_workload(const cluster_opts *o, strata_table_t *t, const char *wl,
+static void free_run(workload_run *run)
+{
+    for (int i = 0; run->ws && i < run->nthreads; i++)
+        free(run->ws[i].recs);
+    free(run->ws);
+    free(run->th);
+    memset(run, 0, sizeof(*run));
+}
+
+/* Starts wl's threads (base: the start shared by a concurrent run). ST_OK, or ST_NOMEM /
+ * ST_INTERNAL with nothing left running. */
+static int start_workload(const cluster_opts *o, strata_table_t *t, const char *wl,
+                          uint64_t base_ns, int64_t base_wall_ms, workload_run *run)
+{
+    memset(run, 0, sizeof(*run));
+    run->name = wl;
+    run->nthreads = o->threads;
+    run->base_ns = base_ns;
+    run->base_wall_ms = base_wall_ms;
+    run->ws = calloc((size_t)o->threads, sizeof(*run->ws));
+    run->th = calloc((size_t)o->threads, sizeof(*run->th));
+    int rc = run->ws && run->th ? ST_OK : ST_NOMEM;
+    long per = o->rows / o->threads;
+    for (int i = 0; rc == ST_OK && i < o->threads; i++) {
+        worker *w = &run->ws[i];
+        *w = (worker){.o = o, .table = t, .workload = wl, .id = i, .first = per * i,
+                      .count = i + 1 == o->threads ? o->rows - per * i : per,
+                      .base_ns = base_ns,
+                      .rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1) ^ clock_mono_ns()};
+        w->recs = calloc((size_t)w->count + 1, sizeof(op_rec));
+        if (!w->recs)
+            rc = ST_NOMEM;
+    }
+    if (rc != ST_OK) {
+        free_run(run);
+        return st_error(ST_NOMEM, "bench: out of memory for %s's %d threads", wl, o->threads);
+    }
+    for (; run->started < o->threads; run->started++)
+        if (pthread_create(&run->th[run->started], NULL, worker_main, &run->ws[run->started]))
+            break;
+    if (run->started < o->threads) {
+        for (int i = 0; i < run->started; i++)
+            pthread_join(run->th[i], NULL);
+        free_run(run);
+        return st_error(ST_INTERNAL, "bench: cannot start a thread for %s", wl);
+    }
+    return ST_OK;
+}
+
+/* The operations of run that overlapped a split of their row's region: their latencies
+ * into res (split_*), and the splits that ended well between from and to. */
+static void split_stats(const workload_run *run, bench_splits *watch, int64_t end_wall_ms,
                         workload_result *res)
 {
-    worker *ws = calloc((size_t)o->threads, sizeof(*ws));
-    pthread_t *th = calloc((size_t)o->threads, sizeof(*th));
-    if (!ws || !th) {
-        free(ws);
-        free(th);
-        return ST_NOMEM;
+    bench_split *sp = NULL;
+    size_t nsp = 0;
+    bench_splits_poll(watch);
+    res->watched = true;
+    res->regions = bench_splits_regions(watch);
+    if (bench_splits_list(watch, &sp, &nsp) != ST_OK)
+        return;
+    for (size_t i = 0; i < nsp; i++)
+        res->splits += sp[i].succeeded && sp[i].updated_ms >= run->base_wall_ms &&
+                       sp[i].updated_ms <= end_wall_ms;
+    size_t n = 0, cap = 0;
+    uint32_t *lat = NULL;
+    char key[KEY_LEN];
+    for (int t = 0; t < run->nthreads; t++) {
+        const worker *w = &run->ws[t];
+        long nrec = w->ops < w->count ? w->ops : w->count;
+        for (long i = 0; i < nrec; i++) {
+            const op_rec *r = &w->recs[i];
+            int64_t from = run->base_wall_ms + r->start_ms;
+            int64_t to = from + r->lat_us / 1000 + 1;
+            bool hit = false;
+            format_key(r->key, key);
+            for (size_t s = 0; s < nsp && !hit; s++)
+                hit = bench_split_covers(&sp[s], (const uint8_t *)key, KEY_LEN, from, to);
+            if (!hit)
+                continue;
+            if (n == cap) {
+                size_t nc = cap ? cap * 2 : 1024;
+                uint32_t *nv = realloc(lat, nc * sizeof(*nv));
+                if (!nv)
+                    break;
+                lat = nv;
+                cap = nc;
+            }
+            lat[n++] = r->lat_us;
+        }
     }
-    long per = o->rows / o->threads;
-    for (int i = 0; i < o->threads; i++) {
-        ws[i] = (worker){.o = o, .table = t, .workload = wl, .id = i, .first = per * i,
-                         .count = i + 1 == o->threads ? o->rows - per * i : per,
-                         .rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1) ^ clock_mono_ns()};
-        ws[i].lat_us = calloc((size_t)ws[i].count + 1, sizeof(uint32_t));
-    }
-    uint64_t t0 = clock_mono_ns();
-    for (int i = 0; i < o->threads; i++)
-        pthread_create(&th[i], NULL, worker_main, &ws[i]);
-    for (int i = 0; i < o->threads; i++)
-        pthread_join(th[i], NULL);
-    double secs = (double)(clock_mono_ns() - t0) / 1e9;
-    size_t total = 0;
+    qsort(lat, n, sizeof(uint32_t), cmp_u32);
+    res->split_ops = (long)n;
+    res->split_p50_us = pct(lat, n, 0.50);
+    res->split_p99_us = pct(lat, n, 0.99);
+    res->split_max_us = n ? lat[n - 1] : 0;
+    free(lat);
+    free(sp);
+}
+
+/* Waits for run's threads and fills res (watch NULL: no split figures); frees run. */
+static void finish_workload(workload_run *run, bench_splits *watch, workload_result *res)
+{
+    uint64_t end_ns = run->base_ns;
     memset(res, 0, sizeof(*res));
-    res->name = wl;
-    for (int i = 0; i < o->threads; i++) {
-        total += (size_t)(ws[i].ops < ws[i].count ? ws[i].ops : ws[i].count);
-        res->ops += ws[i].ops;
-        res->errors += ws[i].errors;
-        res->found += ws[i].found;
+    res->name = run->name;
+    for (int i = 0; i < run->started; i++)
+        pthread_join(run->th[i], NULL);
+    size_t total = 0;
+    for (int i = 0; i < run->nthreads; i++) {
+        const worker *w = &run->ws[i];
+        total += (size_t)(w->ops < w->count ? w->ops : w->count);
+        res->ops += w->ops;
+        res->errors += w->errors;
+        res->found += w->found;
+        end_ns = w->end_ns > end_ns ? w->end_ns : end_ns;
     }
     uint32_t *all = malloc((total ? total : 1) * sizeof(uint32_t));
     size_t k = 0;
-    for (int i = 0; i < o->threads; i++) {
-        long n = ws[i].ops < ws[i].count ? ws[i].ops : ws[i].count;
-        memcpy(all + k, ws[i].lat_us, (size_t)n * sizeof(uint32_t));
-        k += (size_t)n;
-        free(ws[i].lat_us);
+    for (int i = 0; all && i < run->nthreads; i++) {
+        const worker *w = &run->ws[i];
+        long n = w->ops < w->count ? w->ops : w->count;
+        for (long j = 0; j < n; j++)
+            all[k++] = w->recs[j].lat_us;
     }
-    qsort(all, total, sizeof(uint32_t), cmp_u32);
-    res->seconds = secs;
-    res->p50_us = pct(all, total, 0.50);
-    res->p95_us = pct(all, total, 0.95);
-    res->p99_us = pct(all, total, 0.99);
-    res->p999_us = pct(all, total, 0.999);
+    qsort(all, k, sizeof(uint32_t), cmp_u32);
+    res->seconds = (double)(end_ns - run->base_ns) / 1e9;
+    res->p50_us = pct(all, k, 0.50);
+    res->p95_us = pct(all, k, 0.95);
+    res->p99_us = pct(all, k, 0.99);
+    res->p999_us = pct(all, k, 0.999);
+    res->max_us = k ? all[k - 1] : 0;
     free(all);
-    free(ws);
-    free(th);
-    return ST_OK;
+    if (watch)
+        split_stats(run, watch, run->base_wall_ms + (int64_t)((end_ns - run->base_ns) / 1000000),
+                    res);
+    free_run(run);
+}
+
+static void print_json(const cluster_opts *o, const workload_result *r, const char *addr)
+{
+    double rate = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
+    printf("{\"workload\":\"%s\",\"server\":\"%s\",\"rows\":%ld,\"threads\":%d,"
+           "\"value_size\":%d,\"ops\":%ld,\"seconds\":%.3f,\"ops_per_sec\":%.1f,"
+           "\"p50_ms\":%.3f,\"p95_ms\":%.3f,\"p99_ms\":%.3f,\"p999_ms\":%.3f,\"max_ms\":%.3f,"
+           "\"errors\":%ld,\"found\":%ld",
+           r->name, addr, o->rows, o->threads, o->value_size, r->ops, r->seconds, rate,
+           r->p50_us / 1000, r->p95_us / 1000, r->p99_us / 1000, r->p999_us / 1000,
+           r->max_us / 1000, r->errors, r->found);
+    if (r->watched)
+        printf(",\"regions\":%zu,\"splits\":%zu,\"split_ops\":%ld,\"split_p50_ms\":%.3f,"
+               "\"split_p99_ms\":%.3f,\"split_max_ms\":%.3f",
+               r->regions, r->splits, r->split_ops, r->split_p50_us / 1000, r->split_p99_us / 1000,
+               r->split_max_us / 1000);
+    printf("}\n");
 }
 
 static void print_result(const cluster_opts *o, const workload_result *r, const char *addr)
 {
-    double rate = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
     if (o->json) {
-        printf("{\"workload\":\"%s\",\"server\":\"%s\",\"rows\":%ld,\"threads\":%d,"
-               "\"value_size\":%d,\"ops\":%ld,\"seconds\":%.3f,\"ops_per_sec\":%.1f,"
-               "\"p50_ms\":%.3f,\"p95_ms\":%.3f,\"p99_ms\":%.3f,\"p999_ms\":%.3f,"
-               "\"errors\":%ld,\"found\":%ld}\n",
-               r->name, addr, o->rows, o->threads, o->value_size, r->ops, r->seconds, rate,
-               r->p50_us / 1000, r->p95_us / 1000, r->p99_us / 1000, r->p999_us / 1000,
-               r->errors, r->found);
+        print_json(o, r, addr);
         return;
     }
+    double rate = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
+    bool reads = strstr(r->name, "Read") || !strcmp(r->name, "scan");
     printf("%-16s %10.1f ops/s  %8.3f s  p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  p999 %.3f ms"
-           "  errors %ld%s",
+           "  max %.3f ms  errors %ld",
            r->name, rate, r->seconds, r->p50_us / 1000, r->p95_us / 1000, r->p99_us / 1000,
-           r->p999_us / 1000, r->errors, strstr(r->name, "Read") || !strcmp(r->name, "scan") ? "" : "\n");
-    if (strstr(r->name, "Read") || !strcmp(r->name, "scan"))
-        printf("  found %ld/%ld\n", r->found, r->ops);
+           r->p999_us / 1000, r->max_us / 1000, r->errors);
+    if (reads)
+        printf("  found %ld/%ld", r->found, r->ops);
+    printf("\n");
+    if (r->watched)
+        printf("%-16s %zu region(s) after, %zu split(s) ended; %ld op(s) during a split of "
+               "their region: p50 %.3f ms  p99 %.3f ms  max %.3f ms\n",
+               "", r->regions, r->splits, r->split_ops, r->split_p50_us / 1000,
+               r->split_p99_us / 1000, r->split_max_us / 1000);
 }
 
 static void print_redis(const cluster_opts *o, const workload_result *res, int n)
 {
     bench_redis_result rr;
-    if (o->rate > 0)
-        return; /* a paced run is about latency, not a throughput comparison */
+    if (o->rate > 0 || o->concurrent)
+        return; /* a paced or mixed run is about latency, not a throughput comparison */
     if (!bench_redis_available()) {
         if (!o->json)
             printf("redis: redis-server/redis-benchmark not installed; no Redis comparison\n");
@@ -594,7 +882,8 @@ static int dir_quorum(cluster_opts *o)
     return ST_OK;
 }
 
-/* Drops TestTable if it exists and creates it with R regions through the master. */
+/* Drops the table if it exists and creates it with R regions through the master, with
+ * the attributes and values the options give. */
 static int create_cluster_table(const cluster_opts *o)
 {
     admin_rpc *a = NULL;
@@ -602,16 +891,16 @@ static int create_cluster_table(const cluster_opts *o)
     int st = admin_rpc_open(o->quorum, o->parent, &a);
     if (st == ST_OK) {
         Strata__Master__DescribeTableResponse *d = NULL;
-        if (admin_rpc_describe_table(a, TABLE, &d) == ST_OK) {
+        if (admin_rpc_describe_table(a, o->table, &d) == ST_OK) {
             if (d->table->state != STRATA__MASTER__TABLE_STATE__DISABLED)
-                st = admin_rpc_disable_table(a, TABLE);
+                st = admin_rpc_disable_table(a, o->table);
             if (st == ST_OK)
-                st = admin_rpc_delete_table(a, TABLE);
+                st = admin_rpc_delete_table(a, o->table);
         }
         admin_rpc_free_msg(d);
     }
     if (st == ST_OK)
-        st = admin_rpc_schema_new(TABLE, FAMILY, &schema);
+        st = build_schema(o, &schema);
     char keys[MAX_REGIONS][KEY_LEN];
     ProtobufCBinaryData splits[MAX_REGIONS];
     for (int i = 1; i < o->regions; i++) {
@@ -625,8 +914,41 @@ static int create_cluster_table(const cluster_opts *o)
     return st;
 }
 
+/* Runs the workloads one after the other, or all at once with --concurrent, into res
+ * (a workload that could not start has no operations). */
+static int run_all(const cluster_opts *o, strata_table_t *t, bench_splits *watch,
+                   workload_result *res)
+{
+    workload_run runs[8];
+    int rc = ST_OK;
+    memset(res, 0, sizeof(*res) * (size_t)o->nworkloads);
+    uint64_t base_ns = clock_mono_ns();
+    int64_t base_wall = clock_now_ms();
+    for (int i = 0; i < o->nworkloads; i++) {
+        if (!o->concurrent) {
+            base_ns = clock_mono_ns();
+            base_wall = clock_now_ms();
+        }
+        int st = start_workload(o, t, o->workloads[i], base_ns, base_wall, &runs[i]);
+        rc = rc != ST_OK ? rc : st;
+        if (st != ST_OK)
+            res[i].name = o->workloads[i];
+        if (!o->concurrent && st == ST_OK)
+            finish_workload(&runs[i], watch, &res[i]);
+    }
+    for (int i = 0; o->concurrent && i < o->nworkloads; i++)
+        if (runs[i].ws)
+            finish_workload(&runs[i], watch, &res[i]);
+    return rc;
+}
+
 int bench_cluster_main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            help(stdout);
+            return 0;
+        }
     cluster_opts o;
     int rc = parse_args(argc, argv, &o);
     if (rc != 0) {
@@ -658,11 +980,11 @@ int bench_cluster_main(int argc, char **argv)
         size_t slen, elen;
         region_bounds(&o, i, start, &slen, end, &elen);
         snprintf(name, sizeof(name), "bench%04d", i);
-        strata_options_add_region(opts, TABLE, name, start, slen, end, elen, addr);
+        strata_options_add_region(opts, o.table, name, start, slen, end, elen, addr);
     }
     char *err = NULL;
     strata_client_t *c = st == ST_OK ? strata_client_open(opts, &err) : NULL;
-    strata_table_t *t = c ? strata_table_open(c, TABLE) : NULL;
+    strata_table_t *t = c ? strata_table_open(c, o.table) : NULL;
     if (st != ST_OK || !t) {
         fprintf(stderr, "strata bench: %s\n", err ? err : st_errmsg());
         strata_free(err);
@@ -672,13 +994,21 @@ int bench_cluster_main(int argc, char **argv)
             printf("strata bench: %ld rows, %d threads, %d-byte values, %d region(s) on %s%s\n",
                    o.rows, o.threads, o.value_size, o.regions, cluster ? "the cluster at " : "",
                    addr);
+        bench_splits *watch = NULL;
+        if (cluster &&
+            bench_splits_start(o.quorum, o.parent, o.table, WATCH_INTERVAL_MS, &watch) != ST_OK)
+            fprintf(stderr, "strata bench: no split figures: %s\n", st_errmsg());
         workload_result res[8];
+        if (run_all(&o, t, watch, res) != ST_OK) {
+            fprintf(stderr, "strata bench: %s\n", st_errmsg());
+            rc = 1;
+        }
         for (int i = 0; i < o.nworkloads; i++) {
-            run_workload(&o, t, o.workloads[i], &res[i]);
             print_result(&o, &res[i], addr);
             if (res[i].errors)
                 rc = 1;
         }
+        bench_splits_free(watch);
         print_redis(&o, res, o.nworkloads);
     }
     strata_table_close(t);

@@ -636,6 +636,9 @@ int bench_main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "engine") == 0)
         return bench_engine_main(argc, argv);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0)) {
+        char *help_argv[] = {argv[0], (char *)"--help", NULL};
+        bench_cluster_main(2, help_argv); /* the cluster benchmark's options first */
+        printf("\n");
         usage(stdout, true);
         return 0;
     }

@@ -10,7 +10,10 @@
  * argv[1] is the mode; only "engine" exists so far (tools/bench_engine.c). */
 int bench_main(int argc, char **argv);
 /* strata bench [--rows N] [--threads T] [--value-size B] [--json] [--server host:port]
- *              [--regions R] WORKLOAD... (cluster mode, tools/bench_cluster.c) */
+ *              [--regions R] [--concurrent] [--autoflush] [--table NAME]
+ *              [--split-policy NAME] [--max-filesize SIZE] [--flush-size SIZE]
+ *              [--table-value KEY=VALUE]... WORKLOAD...
+ * (cluster mode, tools/bench_cluster.c; --help lists every option) */
 int bench_cluster_main(int argc, char **argv);
 
 /* strata regionserver [--config F] [--KEY=VALUE ...] [--print-config]

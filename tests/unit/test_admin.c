@@ -39,10 +39,11 @@
 /* Asserts err holds a message of code that contains part, and clears it. */
 static void expect_error(char **err, strata_code code, const char *part)
 {
+    const char *want = part ? part : "";
     if (!*err)
-        fail_msg("expected a %s error containing '%s', got none", strata_code_name(code), part);
-    if (strata_error_code(*err) != code || (part && !strstr(*err, part)))
-        fail_msg("expected a %s error containing '%s', got '%s'", strata_code_name(code), part,
+        fail_msg("expected a %s error containing '%s', got none", strata_code_name(code), want);
+    if (strata_error_code(*err) != code || !strstr(*err, want))
+        fail_msg("expected a %s error containing '%s', got '%s'", strata_code_name(code), want,
                  *err);
     strata_free(*err);
     *err = NULL;

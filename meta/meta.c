@@ -405,18 +405,8 @@ static int decode_region(const scan_result *row, meta_region *out)
 
 int meta_put_regions(meta *m, const meta_region *v, size_t n)
 {
-    meta_batch b;
-    meta_batch_init(&b);
-    int rc = ST_OK;
-    for (size_t i = 0; i < n && rc == ST_OK; i++)
-        rc = meta_batch_region(&b, &v[i]);
-    if (rc == ST_OK) {
-        pthread_mutex_lock(&m->write_mu);
-        rc = meta_batch_commit(m, &b);
-        pthread_mutex_unlock(&m->write_mu);
-    }
-    meta_batch_free(&b);
-    return rc;
+    meta_change c = {.put = v, .nput = n};
+    return meta_apply(m, &c);
 }
 
 int meta_put_region(meta *m, const meta_region *r)
@@ -426,28 +416,8 @@ int meta_put_region(meta *m, const meta_region *r)
 
 int meta_delete_regions(meta *m, const meta_region *v, size_t n)
 {
-    meta_batch b;
-    meta_batch_init(&b);
-    int rc = ST_OK;
-    for (size_t i = 0; i < n && rc == ST_OK; i++) {
-        rc = meta_check_table_name(v[i].table);
-        size_t len = 0;
-        uint8_t *row = rc == ST_OK ? meta_region_row(v[i].table, v[i].start_key, v[i].start_len,
-                                                     v[i].region_id, &len)
-                                   : NULL;
-        if (rc == ST_OK && !row)
-            rc = ST_NOMEM;
-        if (rc == ST_OK && !meta_batch_has_row(&b, row, len))
-            meta_batch_delete_row(&b, row, len);
-        free(row);
-    }
-    if (rc == ST_OK) {
-        pthread_mutex_lock(&m->write_mu);
-        rc = meta_batch_commit(m, &b);
-        pthread_mutex_unlock(&m->write_mu);
-    }
-    meta_batch_free(&b);
-    return rc;
+    meta_change c = {.del = v, .ndel = n};
+    return meta_apply(m, &c);
 }
 
 /* ---------------------------------------------------------------- reading */

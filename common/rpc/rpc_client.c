@@ -49,8 +49,34 @@ static void stop_cb(evutil_socket_t fd, short what, void *arg)
     event_base_loopbreak(c->base);
 }
 
+/* I/O thread: the addresses rpc_client_fail_addr named lose their connections. */
+static void doom_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    rpc_client *c = arg;
+    pthread_mutex_lock(&c->mu);
+    cli_doomed *d = c->doomed;
+    c->doomed = NULL;
+    pthread_mutex_unlock(&c->mu);
+    cli_submit_cb(-1, 0, c); /* calls submitted before the doom are entered first */
+    while (d) {
+        cli_doomed *next = d->next;
+        cli_conns_fail_addr(c, d->addr, d->why);
+        free(d);
+        d = next;
+    }
+}
+
 static void destroy(rpc_client *c)
 {
+    while (c->doomed) {
+        cli_doomed *next = c->doomed->next;
+        free(c->doomed);
+        c->doomed = next;
+    }
+    if (c->doom_ev)
+        event_free(c->doom_ev);
     if (c->guard_ev)
         event_free(c->guard_ev);
     if (c->submit_ev)
@@ -86,10 +112,11 @@ int rpc_client_new(const rpc_client_opts *opts, rpc_client **out)
     if (c->base) {
         c->submit_ev = event_new(c->base, -1, 0, cli_submit_cb, c);
         c->stop_ev = event_new(c->base, -1, 0, stop_cb, c);
+        c->doom_ev = event_new(c->base, -1, 0, doom_cb, c);
         c->guard_ev = event_new(c->base, -1, EV_PERSIST, cli_submit_cb, c);
     }
     struct timeval guard = {CLI_GUARD_MS / 1000, (CLI_GUARD_MS % 1000) * 1000};
-    if (!c->base || !c->submit_ev || !c->stop_ev || !c->guard_ev ||
+    if (!c->base || !c->submit_ev || !c->stop_ev || !c->doom_ev || !c->guard_ev ||
         event_add(c->guard_ev, &guard) != 0) {
         destroy(c);
         return st_error(ST_NOMEM, "rpc client: cannot create its event loop");
@@ -260,6 +287,31 @@ int rpc_client_call(rpc_client *c, const char *addr, const char *method, const v
         return rc;
     buf_free(resp);
     *resp = res.body;
+    return ST_OK;
+}
+
+int rpc_client_fail_addr(rpc_client *c, const char *addr, const char *why)
+{
+    if (!addr || !addr[0] || strlen(addr) >= RPC_ADDR_MAX)
+        return st_error(ST_INVALID_ARGUMENT, "rpc client: bad address to fail '%s'",
+                        addr ? addr : "");
+    cli_doomed *d = calloc(1, sizeof(*d));
+    if (!d)
+        return st_error(ST_NOMEM, "rpc client: out of memory");
+    snprintf(d->addr, sizeof(d->addr), "%s", addr);
+    snprintf(d->why, sizeof(d->why), "%s", why && why[0] ? why : "the server is gone");
+    pthread_mutex_lock(&c->mu);
+    bool closed = c->closed;
+    if (!closed) {
+        d->next = c->doomed;
+        c->doomed = d;
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (closed) {
+        free(d);
+        return st_error(ST_CLOSED, "rpc client: closed");
+    }
+    event_active(c->doom_ev, EV_READ, 0);
     return ST_OK;
 }
 

@@ -82,6 +82,13 @@ int rpc_client_call_result(rpc_client *c, const char *addr, const char *method, 
 int rpc_client_call(rpc_client *c, const char *addr, const char *method, const void *req,
                     size_t req_len, int timeout_ms, buf_t *resp);
 
+/* Fails every call in flight to addr at once with ST_CONNECTION (retryable) and closes
+ * the connection, as if the server had reset it (a caller that learnt the server is dead
+ * does not wait for the calls' timeouts); why goes into each call's message. The next
+ * call to addr opens a new connection. Asynchronous: done on the I/O thread soon after.
+ * ST_OK, ST_INVALID_ARGUMENT (bad address), ST_CLOSED or ST_NOMEM. */
+int rpc_client_fail_addr(rpc_client *c, const char *addr, const char *why);
+
 void rpc_client_stats_get(const rpc_client *c, rpc_client_stats *out);
 
 #endif

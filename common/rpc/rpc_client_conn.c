@@ -167,6 +167,17 @@ static void conn_fail(cli_conn *k, const char *why)
     conn_close(k, ST_CONNECTION, why);
 }
 
+void cli_conns_fail_addr(rpc_client *c, const char *addr, const char *why)
+{
+    cli_conn *k = cli_conn_find(c, addr); /* the I/O thread owns the list: no lock needed */
+    if (!k)
+        return;
+    LOG_INFO("rpc client: connection to %s closed: %s; %zu calls in flight fail", addr, why,
+             k->count);
+    CLI_STAT_ADD(c, failures);
+    conn_close(k, ST_CONNECTION, why);
+}
+
 void cli_conns_close_all(rpc_client *c, int code, const char *reason)
 {
     while (c->conns)

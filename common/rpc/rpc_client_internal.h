@@ -57,6 +57,14 @@ typedef struct cli_call {
     struct cli_call *next; /* submit list, then the table's chain */
 } cli_call;
 
+/* An address whose calls in flight are to fail (rpc_client_fail_addr), until the I/O thread
+ * takes it. */
+typedef struct cli_doomed {
+    char addr[RPC_ADDR_MAX];
+    char why[256];
+    struct cli_doomed *next;
+} cli_doomed;
+
 typedef struct cli_conn {
     struct rpc_client *cli;
     char addr[RPC_ADDR_MAX];
@@ -76,13 +84,14 @@ typedef struct cli_conn {
 struct rpc_client {
     rpc_client_opts opts;
     struct event_base *base;
-    struct event *submit_ev, *stop_ev;
+    struct event *submit_ev, *stop_ev, *doom_ev;
     pthread_t io_thread;
     bool io_started;
 
     struct event *guard_ev; /* every CLI_GUARD_MS: enters directly sent calls */
     pthread_mutex_t mu; /* guards the submit list, `closed`, and changes to `conns` */
     cli_call *sub_head, *sub_tail;
+    cli_doomed *doomed; /* mu: addresses rpc_client_fail_addr named, for the I/O thread */
     bool closed;
 
     _Atomic uint32_t next_id;
@@ -110,6 +119,9 @@ enum { CLI_SENT_NONE, CLI_SENT_ALL, CLI_SENT_PART };
 int cli_conn_send_direct(cli_conn *k, const buf_t *frame);
 /* Completes every call in flight on every connection with `code` and frees the connections. */
 void cli_conns_close_all(struct rpc_client *c, int code, const char *reason);
+/* I/O thread: closes the connection to addr, if any, completing its calls in flight with
+ * ST_CONNECTION and why; calls submitted and not yet started to addr fail the same way. */
+void cli_conns_fail_addr(struct rpc_client *c, const char *addr, const char *why);
 /* Runs the call's callback with a failure and frees the call. */
 void cli_call_fail(cli_call *call, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

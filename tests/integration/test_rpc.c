@@ -539,6 +539,45 @@ static void test_client_timeout_drops_late_answer(void **state)
     rpc_server_free(t.srv);
 }
 
+/* A caller that learnt the server is gone fails its calls in flight at once, as retryable
+ * connection failures, long before their timeouts; the next call reconnects. */
+static void test_fail_addr_fails_calls_in_flight_at_once(void **state)
+{
+    test_server t;
+    server_start(&t, 4, 64, 0, 0);
+    rpc_client *c = client_new(0);
+    waiter w;
+    waiter_init(&w);
+    slot s[3];
+    for (int i = 0; i < 3; i++) {
+        s[i] = (slot){&w, i};
+        assert_int_equal(
+            rpc_client_call_async(c, t.addr, "Test.Block", NULL, 0, 30000, slot_done, &s[i]),
+            ST_OK);
+    }
+    wait_blocked(3);
+    uint64_t t0 = clock_mono_ns();
+    assert_int_equal(rpc_client_fail_addr(c, t.addr, "server declared dead"), ST_OK);
+    assert_int_equal(waiter_wait(&w, 3, 5000), 3);
+    uint64_t ms = (clock_mono_ns() - t0) / 1000000;
+    assert_true(ms < 1000);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(w.status[i], ST_CONNECTION);
+        assert_non_null(strstr(w.message[i], "server declared dead"));
+    }
+    assert_int_equal(rpc_client_fail_addr(c, "127.0.0.1:1", "no such connection"), ST_OK);
+    assert_int_equal(rpc_client_fail_addr(c, "", "bad"), ST_INVALID_ARGUMENT);
+    gate_open();
+    buf_t resp = {0};
+    assert_int_equal(rpc_client_call(c, t.addr, "Test.Echo", "z", 1, 2000, &resp), ST_OK);
+    buf_free(&resp);
+    rpc_client_stats cs;
+    rpc_client_stats_get(c, &cs);
+    assert_int_equal(cs.connects, 2); /* a new connection after the failed one */
+    rpc_client_free(c);
+    rpc_server_free(t.srv);
+}
+
 static void test_deadline_passed_in_queue_answered_timeout_without_running(void **state)
 {
     test_server t;
@@ -995,6 +1034,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_16_threads_500_calls_in_flight_one_connection, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_client_timeout_drops_late_answer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fail_addr_fails_calls_in_flight_at_once, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(
             test_deadline_passed_in_queue_answered_timeout_without_running, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_queue_answers_server_busy, setup, teardown),

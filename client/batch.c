@@ -6,8 +6,10 @@
  * MultiRequest per server; the calls go out at once (async) and the round waits for all
  * of them. Each action then succeeded (a get keeps its result), failed for good (a
  * non-retryable status: its error is recorded), or failed retryably (the stale location
- * is dropped as client_note_failure says and the action stays pending). Rounds repeat,
- * with the backoff of client/retry.h between them, until nothing is pending or the
+ * is dropped as client_note_failure says and the action stays pending, remembering the
+ * location it failed at, so its next lookup waits on the master for a newer one). Rounds
+ * repeat - at once after such failures (client_follow_pause), else with the backoff of
+ * client/retry.h between them - until nothing is pending or the
  * operation timeout or the retries are spent; what is still pending then fails with
  * the last error it saw.
  *
@@ -106,6 +108,7 @@ void strata_table_batch(strata_table_t *t, strata_batch_t *b, char **errptr)
         b->v[i].result = NULL;
         b->v[i].error = NULL;
         b->v[i].done = false;
+        b->v[i].avoid.set = false;
     }
     size_t failed = batch_run(t->c, t->name, b->v, b->n);
     if (failed) {
@@ -130,6 +133,7 @@ typedef struct slot {
     int status; /* this round's outcome */
     char msg[512];
     uint32_t retry_after_ms;
+    bool waited; /* its location came from a wait on the master */
 } slot;
 
 /* One server's call. */
@@ -274,12 +278,13 @@ static void call_finish(call *cl, batch_action *acts, slot *sl)
 
 /* Locates every slot; those that fail get their status. */
 static void round_locate(strata_client_t *c, const char *table, batch_action *acts, slot *sl,
-                         size_t n)
+                         size_t n, const retry_state *r)
 {
     for (size_t i = 0; i < n; i++) {
         const batch_action *a = &acts[sl[i].idx];
         const buf_t *row = a->mut ? &a->mut->row : &a->get->row;
-        int rc = client_locate(c, table, row->data, row->len, &sl[i].e);
+        int rc = client_locate_avoid(c, table, row->data, row->len, &a->avoid,
+                                     retry_remaining_ms(r), &sl[i].e, &sl[i].waited);
         if (rc != ST_OK) {
             sl[i].e = NULL;
             slot_fail(&sl[i], rc, st_errmsg(), 0);
@@ -354,9 +359,10 @@ static void action_set_error(batch_action *a, int status, const char *msg)
 /* Settles a round: successes and final failures are done; returns how many stay
  * pending, with the status and hint to back off on. */
 static size_t round_settle(strata_client_t *c, batch_action *acts, slot *sl, size_t n,
-                           int *retry_status, uint32_t *retry_after_ms)
+                           int *retry_status, uint32_t *retry_after_ms, bool *follow)
 {
     size_t pending = 0;
+    *follow = true;
     for (size_t i = 0; i < n; i++) {
         batch_action *a = &acts[sl[i].idx];
         if (sl[i].status == ST_OK) {
@@ -367,6 +373,8 @@ static size_t round_settle(strata_client_t *c, batch_action *acts, slot *sl, siz
             action_set_error(a, sl[i].status, sl[i].msg);
         } else {
             client_note_failure(c, sl[i].e, sl[i].status);
+            client_avoid_set(&a->avoid, sl[i].e, sl[i].status);
+            *follow = *follow && a->avoid.set && !sl[i].waited;
             *retry_status = sl[i].status;
             if (sl[i].retry_after_ms > *retry_after_ms)
                 *retry_after_ms = sl[i].retry_after_ms;
@@ -386,6 +394,7 @@ size_t batch_run(strata_client_t *c, const char *table, batch_action *acts, size
     slot *sl = calloc(n ? n : 1, sizeof(*sl));
     retry_state r;
     size_t failed = 0;
+    int follows = 0;
     int rc = sl ? retry_begin(&r, &c->retry)
                 : st_error(ST_NOMEM, "client: out of memory running a batch on table %s", table);
     while (rc == ST_OK) {
@@ -395,16 +404,18 @@ size_t batch_run(strata_client_t *c, const char *table, batch_action *acts, size
                 sl[k++] = (slot){.idx = i};
         if (k == 0)
             break;
-        round_locate(c, table, acts, sl, k);
+        round_locate(c, table, acts, sl, k, &r);
         round_send(c, acts, sl, k, client_call_timeout(c, &r));
         int status = ST_OK;
         uint32_t hint = 0;
-        if (round_settle(c, acts, sl, k, &status, &hint) == 0)
+        bool follow = false;
+        if (round_settle(c, acts, sl, k, &status, &hint, &follow) == 0)
             break;
         int64_t pause = 0;
         LOG_DEBUG("batch on %s: retrying after %s (attempt %d)", table, st_errmsg(),
                   retry_attempts(&r));
-        if ((rc = client_next_pause(&r, status, hint, &pause)) == ST_OK)
+        if ((rc = client_follow_pause(&r, status, follow, &follows, hint, &pause)) == ST_OK &&
+            pause > 0)
             clock_sleep_ms(pause);
     }
     for (size_t i = 0; i < n; i++) {

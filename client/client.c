@@ -166,6 +166,23 @@ static int open_locator(const strata_options_t *o, locator **out)
     return ST_OK;
 }
 
+/* The tracker declared a region server incarnation dead: its calls in flight fail now
+ * (retryable) and no cached location points at it any more. Runs on the watch thread. */
+static void on_server_dead(void *arg, const char *host, uint16_t port, uint64_t start_code,
+                           bool newer_live)
+{
+    strata_client_t *c = arg;
+    char addr[300], why[400];
+    size_t n = loccache_invalidate_server(c->cache, host, port);
+    snprintf(addr, sizeof(addr), "%s:%u", host, (unsigned)port);
+    snprintf(why, sizeof(why), "region server %s,%u,%llu is dead", host, (unsigned)port,
+             (unsigned long long)start_code);
+    if (!newer_live)
+        rpc_client_fail_addr(c->rpc, addr, why);
+    LOG_DEBUG("client: %s: %zu cached regions dropped%s", why, n,
+              newer_live ? "" : ", calls in flight failed");
+}
+
 strata_client_t *strata_client_open(const strata_options_t *opts, char **errptr)
 {
     strata_client_t *c = calloc(1, sizeof(*c));
@@ -186,6 +203,12 @@ strata_client_t *strata_client_open(const strata_options_t *opts, char **errptr)
     }
     if (rc == ST_OK)
         rc = rpc_client_new(NULL, &c->rpc);
+    if (rc == ST_OK) {
+        c->suspect_ms = CLIENT_DEFAULT_SUSPECT_MS;
+        pthread_mutex_init(&c->tables_mu, NULL);
+        c->tables_mu_init = true;
+        rc = srvtrack_open(opts->zk_quorum, opts->zk_parent, on_server_dead, c, &c->track);
+    }
     if (rc != ST_OK) {
         client_set_error(errptr, rc);
         strata_client_close(c);
@@ -198,6 +221,12 @@ void strata_client_close(strata_client_t *c)
 {
     if (!c)
         return;
+    srvtrack_close(c->track); /* first: its callback uses the rpc client and the cache */
+    for (size_t i = 0; i < c->ntables_loaded; i++)
+        free(c->tables_loaded[i]);
+    free(c->tables_loaded);
+    if (c->tables_mu_init)
+        pthread_mutex_destroy(&c->tables_mu);
     rpc_client_free(c->rpc);
     loccache_free(c->cache);
     locator_free(c->loc);
@@ -225,12 +254,15 @@ void strata_table_close(strata_table_t *t)
 
 /* ---- locating ---- */
 
-/* Caches every region the locator gave (the first holds the row looked up). */
+/* Caches every region the locator gave (the first holds the row looked up), except those
+ * on a server known dead. */
 static int cache_regions(strata_client_t *c, const locator_region *v, size_t n)
 {
     int rc = ST_OK;
     for (size_t i = 0; i < n && rc == ST_OK; i++) {
         const locator_region *r = &v[i];
+        if (i > 0 && srvtrack_check(c->track, r->host, r->port, r->start_code) == SRVTRACK_DEAD)
+            continue;
         loccache_entry e = {.table = r->table,
                             .region = r->encoded_name,
                             .start_key = r->start_key,
@@ -247,21 +279,154 @@ static int cache_regions(strata_client_t *c, const locator_region *v, size_t n)
     return rc;
 }
 
-int client_locate(strata_client_t *c, const char *table, const uint8_t *row, size_t row_len,
-                  const loccache_entry **out)
+/* The first lookup of a table caches every region of it, so that later lookups (and a
+ * master outage) need the master only for regions that moved. Best effort. */
+static void load_table(strata_client_t *c, const char *table)
+{
+    pthread_mutex_lock(&c->tables_mu);
+    bool seen = false;
+    for (size_t i = 0; i < c->ntables_loaded && !seen; i++)
+        seen = strcmp(c->tables_loaded[i], table) == 0;
+    if (!seen) {
+        char **nv = realloc(c->tables_loaded, (c->ntables_loaded + 1) * sizeof(*nv));
+        char *name = strdup(table);
+        if (nv && name) {
+            c->tables_loaded = nv;
+            nv[c->ntables_loaded++] = name;
+        } else {
+            if (nv)
+                c->tables_loaded = nv;
+            free(name);
+            seen = true; /* out of memory: just look up one region */
+        }
+    }
+    pthread_mutex_unlock(&c->tables_mu);
+    if (seen)
+        return;
+    locator_region *v = NULL;
+    size_t n = 0;
+    if (locator_locate_all(c->loc, table, &v, &n) != ST_OK) {
+        LOG_DEBUG("client: regions of %s not cached at once: %s", table, st_errmsg());
+        return;
+    }
+    for (size_t i = 0; i < n; i++) /* one at a time: each is checked like a prefetch */
+        cache_regions(c, &v[i], 1);
+    locator_regions_free(v, n);
+}
+
+static void server_of(const char *host, uint16_t port, uint64_t start_code, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s,%u,%llu", host, (unsigned)port, (unsigned long long)start_code);
+}
+
+static bool avoided(const loccache_entry *e, const client_avoid *a)
+{
+    char sn[320];
+    if (!a || !a->set)
+        return false;
+    server_of(e->host, e->port, (uint64_t)e->start_code, sn, sizeof(sn));
+    return strcmp(sn, a->server) == 0 && strcmp(e->region, a->region) == 0;
+}
+
+static int wait_budget(int64_t left_ms)
+{
+    if (left_ms < 0 || left_ms > LOCATOR_MASTER_WAIT_MAX_MS)
+        return LOCATOR_MASTER_WAIT_MAX_MS;
+    return left_ms > 0 ? (int)left_ms : 1;
+}
+
+/* Asks the locator for the row's region (waiting while it is where avoid says, if set) and
+ * checks where it is: a region on a dead server is asked for again, waiting on the master
+ * until it reopens elsewhere; on a suspect one, waiting out the suspicion. */
+static int ask_locator(strata_client_t *c, const char *table, const uint8_t *row, size_t row_len,
+                       const client_avoid *avoid, int64_t left_ms, bool *waited)
 {
     locator_region *v = NULL;
     size_t n = 0;
-    if (loccache_lookup(c->cache, table, row, row_len, out) == ST_OK)
-        return ST_OK;
-    int rc = locator_locate_prefetch(c->loc, table, row, row_len, &v, &n);
-    if (rc != ST_OK)
-        return rc;
-    rc = cache_regions(c, v, n);
+    bool can_wait = locator_can_wait(c->loc);
+    int rc;
+    if (avoid && avoid->set && can_wait) {
+        atomic_fetch_add(&c->waits, 1);
+        *waited = true;
+        rc = locator_locate_wait(c->loc, table, row, row_len, avoid->server, avoid->region,
+                                 wait_budget(left_ms), &v, &n);
+    } else {
+        rc = locator_locate_prefetch(c->loc, table, row, row_len, &v, &n);
+    }
+    for (int round = 0; rc == ST_OK && round < 2; round++) {
+        const locator_region *r = &v[0];
+        srvtrack_state st = srvtrack_check(c->track, r->host, r->port, r->start_code);
+        if (st == SRVTRACK_LIVE)
+            break;
+        char sn[320];
+        server_of(r->host, r->port, r->start_code, sn, sizeof(sn));
+        if (!can_wait) {
+            if (st == SRVTRACK_DEAD)
+                rc = st_error(ST_NOT_SERVING, "client: region %s of %s is on dead server %s",
+                              r->encoded_name, table, sn);
+            break;
+        }
+        if (round == 1) {
+            if (st == SRVTRACK_DEAD)
+                rc = st_error(ST_NOT_SERVING,
+                              "client: region %s of %s is still on dead server %s; waiting for "
+                              "it to reopen",
+                              r->encoded_name, table, sn);
+            break; /* suspect, and still there after the wait: use it */
+        }
+        int wait = st == SRVTRACK_DEAD
+                       ? wait_budget(left_ms)
+                       : (int)srvtrack_suspect_left_ms(c->track, r->host, r->port, r->start_code);
+        if (wait <= 0)
+            wait = 1;
+        if (left_ms >= 0 && wait > left_ms)
+            wait = left_ms > 0 ? (int)left_ms : 1;
+        char region[128];
+        snprintf(region, sizeof(region), "%s", r->encoded_name);
+        locator_regions_free(v, n);
+        v = NULL;
+        n = 0;
+        atomic_fetch_add(&c->waits, 1);
+        *waited = true;
+        rc = locator_locate_wait(c->loc, table, row, row_len, sn, region, wait, &v, &n);
+    }
+    if (rc == ST_OK)
+        rc = cache_regions(c, v, n);
     locator_regions_free(v, n);
+    return rc;
+}
+
+int client_locate_avoid(strata_client_t *c, const char *table, const uint8_t *row, size_t row_len,
+                        const client_avoid *avoid, int64_t left_ms, const loccache_entry **out,
+                        bool *waited)
+{
+    bool w = false;
+    if (waited)
+        *waited = false;
+    for (int pass = 0; pass < 2; pass++) {
+        if (loccache_lookup(c->cache, table, row, row_len, out) == ST_OK) {
+            if (!avoided(*out, avoid))
+                return ST_OK;
+            loccache_invalidate_entry(c->cache, *out); /* still the failed one: drop it */
+            loccache_entry_release(*out);
+            *out = NULL;
+            break;
+        }
+        if (pass == 0)
+            load_table(c, table);
+    }
+    int rc = ask_locator(c, table, row, row_len, avoid, left_ms, &w);
+    if (waited)
+        *waited = w;
     if (rc == ST_OK && loccache_lookup(c->cache, table, row, row_len, out) != ST_OK)
         rc = st_error(ST_NOT_SERVING, "client: region of %s moved while being cached", table);
     return rc;
+}
+
+int client_locate(strata_client_t *c, const char *table, const uint8_t *row, size_t row_len,
+                  const loccache_entry **out)
+{
+    return client_locate_avoid(c, table, row, row_len, NULL, -1, out, NULL);
 }
 
 void client_note_failure(strata_client_t *c, const loccache_entry *e, int status)
@@ -269,8 +434,21 @@ void client_note_failure(strata_client_t *c, const loccache_entry *e, int status
     if (!e || retry_classify(status) != RETRY_INVALIDATE)
         return;
     loccache_invalidate_entry(c->cache, e);
-    if (status == ST_CONNECTION)
+    if (status == ST_CONNECTION || status == ST_TIMEOUT || status == ST_CLOSED) {
+        /* The server itself failed: its other regions would fail the same way. */
         loccache_invalidate_server(c->cache, e->host, e->port);
+        srvtrack_suspect(c->track, e->host, e->port, (uint64_t)e->start_code, c->suspect_ms);
+    }
+}
+
+void client_avoid_set(client_avoid *avoid, const loccache_entry *e, int status)
+{
+    avoid->set = retry_classify(status) == RETRY_INVALIDATE && (e || status == ST_NOT_SERVING);
+    avoid->server[0] = avoid->region[0] = '\0';
+    if (!avoid->set || !e) /* no location at all (in transition): wait for one to open */
+        return;
+    server_of(e->host, e->port, (uint64_t)e->start_code, avoid->server, sizeof(avoid->server));
+    snprintf(avoid->region, sizeof(avoid->region), "%s", e->region);
 }
 
 int client_next_pause(retry_state *r, int status, uint32_t retry_after_ms, int64_t *pause_ms)
@@ -306,32 +484,51 @@ static void entry_addr(const loccache_entry *e, char *addr, size_t cap)
 
 /* One attempt: locate, build, call. *e is the pinned entry used (or NULL). */
 static int attempt(strata_client_t *c, const char *table, const uint8_t *row, size_t row_len,
-                   const char *method, client_build_fn build, void *arg, int timeout_ms,
-                   const loccache_entry **e, rpc_result *res)
+                   const char *method, client_build_fn build, void *arg, const retry_state *r,
+                   const client_avoid *avoid, bool *waited, const loccache_entry **e,
+                   rpc_result *res)
 {
     char addr[300];
     buf_t req = {0};
-    int rc = client_locate(c, table, row, row_len, e);
+    int rc = client_locate_avoid(c, table, row, row_len, avoid, retry_remaining_ms(r), e, waited);
     if (rc == ST_OK)
         rc = build(arg, (*e)->region, &req);
     if (rc == ST_OK) {
         entry_addr(*e, addr, sizeof(addr));
-        rc = rpc_client_call_result(c->rpc, addr, method, req.data, req.len, timeout_ms, res);
+        rc = rpc_client_call_result(c->rpc, addr, method, req.data, req.len,
+                                    client_call_timeout(c, r), res);
     }
     buf_free(&req);
     return rc;
+}
+
+int client_follow_pause(retry_state *r, int status, bool follow, int *follows, uint32_t hint,
+                        int64_t *pause_ms)
+{
+    if (follow && *follows < CLIENT_FOLLOW_RETRIES) {
+        /* The location just failed: the next lookup waits on the master for the new one,
+         * so there is nothing to back off from. */
+        if (retry_remaining_ms(r) == 0)
+            return client_next_pause(r, status, hint, pause_ms);
+        (*follows)++;
+        *pause_ms = 0;
+        return ST_OK;
+    }
+    return client_next_pause(r, status, hint, pause_ms);
 }
 
 int client_region_call(strata_client_t *c, const char *table, const uint8_t *row, size_t row_len,
                        const char *method, client_build_fn build, void *arg, buf_t *resp)
 {
     retry_state r;
+    client_avoid avoid = {0};
+    int follows = 0;
     int rc = retry_begin(&r, &c->retry);
     while (rc == ST_OK) {
         const loccache_entry *e = NULL;
         rpc_result res = {0};
-        rc = attempt(c, table, row, row_len, method, build, arg, client_call_timeout(c, &r), &e,
-                     &res);
+        bool waited = false;
+        rc = attempt(c, table, row, row_len, method, build, arg, &r, &avoid, &waited, &e, &res);
         if (rc == ST_OK) {
             buf_free(resp);
             *resp = res.body;
@@ -341,10 +538,12 @@ int client_region_call(strata_client_t *c, const char *table, const uint8_t *row
         buf_free(&res.body);
         LOG_DEBUG("%s on %s: %s (attempt %d)", method, table, st_errmsg(), retry_attempts(&r));
         client_note_failure(c, e, rc);
+        client_avoid_set(&avoid, e, rc);
         loccache_entry_release(e);
         int64_t pause = 0;
-        rc = client_next_pause(&r, rc, res.retry_after_ms, &pause);
-        if (rc == ST_OK)
+        rc = client_follow_pause(&r, rc, avoid.set && !waited, &follows, res.retry_after_ms,
+                                 &pause);
+        if (rc == ST_OK && pause > 0)
             clock_sleep_ms(pause);
     }
     return rc;

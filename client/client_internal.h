@@ -11,6 +11,8 @@
 #ifndef STRATA_CLIENT_CLIENT_INTERNAL_H
 #define STRATA_CLIENT_CLIENT_INTERNAL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +20,7 @@
 #include "client/location_cache.h"
 #include "client/locator.h"
 #include "client/retry.h"
+#include "client/server_tracker.h"
 #include "common/buf.h"
 #include "common/proto/client.pb-c.h"
 #include "common/rpc/rpc_client.h"
@@ -27,6 +30,11 @@
 #define CLIENT_DEFAULT_RPC_TIMEOUT_MS 10000
 #define CLIENT_DEFAULT_CACHING 100
 #define CLIENT_DEFAULT_MUTATOR_BUFFER (2u * 1024 * 1024)
+/* How long a server whose call timed out or whose connection failed stays suspect. */
+#define CLIENT_DEFAULT_SUSPECT_MS 2000
+/* Consecutive failures of one operation retried at once, following the cluster's recovery
+ * (a lookup that waits on the master), before the backoff table takes over. */
+#define CLIENT_FOLLOW_RETRIES 8
 
 typedef struct opt_region {
     char *table, *name, *host_port;
@@ -49,9 +57,24 @@ struct strata_client {
     rpc_client *rpc;
     loccache *cache;
     locator *loc;
+    srvtrack *track; /* region-server health (ZooKeeper watch when there is a quorum) */
     retry_config retry;
     int rpc_timeout_ms;
+    int suspect_ms;
+    pthread_mutex_t tables_mu; /* guards tables_loaded */
+    bool tables_mu_init;
+    char **tables_loaded;      /* tables whose whole region list was cached once */
+    size_t ntables_loaded;
+    atomic_uint_fast64_t waits; /* lookups that waited on the master for a region to reopen */
 };
+
+/* A location an operation will not use again: the server (and region) its last attempt
+ * failed on, so the next lookup waits on the master for a newer one. */
+typedef struct client_avoid {
+    bool set;
+    char server[320]; /* "host,port,startcode" */
+    char region[128]; /* encoded name */
+} client_avoid;
 
 struct strata_table {
     strata_client_t *c;
@@ -174,15 +197,35 @@ int client_region_call(strata_client_t *c, const char *table, const uint8_t *row
                        const char *method, client_build_fn build, void *arg, buf_t *resp);
 
 /* The cached location of table's region holding row, asking the locator on a miss:
- * ST_OK with a pinned entry (release with loccache_entry_release). */
+ * ST_OK with a pinned entry (release with loccache_entry_release). The first lookup of a
+ * table caches all its regions. A location on a server the tracker knows dead is not
+ * used: the lookup waits on the master for the region to reopen. */
 int client_locate(strata_client_t *c, const char *table, const uint8_t *row, size_t row_len,
                   const loccache_entry **out);
+/* The same, not using avoid's location (may be NULL): when the cache holds it, or no
+ * newer one, the locator is asked to wait (up to left_ms, -1: no limit) until the region
+ * is open elsewhere. *waited (may be NULL) tells whether the answer came from such a wait. */
+int client_locate_avoid(strata_client_t *c, const char *table, const uint8_t *row, size_t row_len,
+                        const client_avoid *avoid, int64_t left_ms, const loccache_entry **out,
+                        bool *waited);
 /* Drops what a failed call's status says is stale: the entry (not serving, connection)
- * and, on a connection failure, every region of its server. */
+ * and, on a connection failure or a timeout, every region of its server, which becomes
+ * suspect for a while. */
 void client_note_failure(strata_client_t *c, const loccache_entry *e, int status);
+/* Records e as the location to avoid after a failure with status, if the failure says
+ * the region is elsewhere or the server unreachable; with e NULL (the lookup itself
+ * failed) and ST_NOT_SERVING (the region is in transition), an empty location: the next
+ * lookup waits for the region to open anywhere. Else clears avoid. */
+void client_avoid_set(client_avoid *avoid, const loccache_entry *e, int status);
 /* The pause before the next attempt, or a give-up status (retry_next, honouring the
  * server's retry_after_ms hint within the time left). */
 int client_next_pause(retry_state *r, int status, uint32_t retry_after_ms, int64_t *pause_ms);
+/* The pause after a failed attempt that follows the cluster's recovery: none when follow
+ * (the failure set a location to avoid, and that location had not itself come from a
+ * wait: the next lookup waits on the master instead), at most CLIENT_FOLLOW_RETRIES per
+ * operation (counted in *follows); otherwise client_next_pause. */
+int client_follow_pause(retry_state *r, int status, bool follow, int *follows, uint32_t hint,
+                        int64_t *pause_ms);
 /* Per-call timeout: the rpc timeout capped by the operation time left. */
 int client_call_timeout(const strata_client_t *c, const retry_state *r);
 
@@ -194,6 +237,7 @@ typedef struct batch_action {
     strata_result_t *result; /* a get's result */
     char *error;             /* NULL: succeeded (or not run) */
     bool done;
+    client_avoid avoid; /* where its last attempt failed */
 } batch_action;
 
 /* Runs actions[0..n) of table, filling each action's result or error; returns how many

@@ -59,6 +59,22 @@ int locator_locate_prefetch(locator *l, const char *table, const uint8_t *row, s
     return ST_OK;
 }
 
+bool locator_can_wait(const locator *l)
+{
+    return l->vt->locate_wait != NULL;
+}
+
+int locator_locate_wait(locator *l, const char *table, const uint8_t *row, size_t row_len,
+                        const char *exclude, const char *exclude_region, int wait_ms,
+                        locator_region **out, size_t *n)
+{
+    if (!l->vt->locate_wait)
+        return locator_locate_prefetch(l, table, row, row_len, out, n);
+    *out = NULL;
+    *n = 0;
+    return l->vt->locate_wait(l, table, row, row_len, exclude, exclude_region, wait_ms, out, n);
+}
+
 void locator_free(locator *l)
 {
     if (l)
@@ -385,7 +401,7 @@ static void fixed_free(locator *l)
     free(f);
 }
 
-static const locator_vtable fixed_vt = {fixed_locate, fixed_locate_all, fixed_free, NULL};
+static const locator_vtable fixed_vt = {fixed_locate, fixed_locate_all, fixed_free, NULL, NULL};
 
 locator *locator_fixed_new(void)
 {
@@ -549,7 +565,7 @@ static void file_free(locator *l)
     free(f);
 }
 
-static const locator_vtable file_vt = {file_locate, file_locate_all, file_free, NULL};
+static const locator_vtable file_vt = {file_locate, file_locate_all, file_free, NULL, NULL};
 
 int locator_file_open(const char *path, locator **out)
 {

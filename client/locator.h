@@ -20,6 +20,7 @@
 #ifndef STRATA_CLIENT_LOCATOR_H
 #define STRATA_CLIENT_LOCATOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,6 +55,14 @@ typedef struct locator_vtable {
      * locator_regions_free), or locate's failures. */
     int (*locate_prefetch)(locator *l, const char *table, const uint8_t *row, size_t row_len,
                            locator_region **out, size_t *n);
+    /* Optional (NULL: not offered): locate_prefetch that first waits up to wait_ms while
+     * the row's region is not open on a server other than exclude ("host,port,startcode")
+     * - unless a region other than exclude_region (an encoded name; may be NULL) now holds
+     * the row - for a caller that saw that server fail: it learns the new location as soon
+     * as the region reopens. After the wait it answers what holds then (possibly exclude). */
+    int (*locate_wait)(locator *l, const char *table, const uint8_t *row, size_t row_len,
+                       const char *exclude, const char *exclude_region, int wait_ms,
+                       locator_region **out, size_t *n);
 } locator_vtable;
 
 struct locator {
@@ -66,6 +75,12 @@ int locator_locate_all(locator *l, const char *table, locator_region **out, size
 /* The vtable's locate_prefetch, or locate giving one region where there is none. */
 int locator_locate_prefetch(locator *l, const char *table, const uint8_t *row, size_t row_len,
                             locator_region **out, size_t *n);
+/* Whether the locator can wait for a region to move (locate_wait). */
+bool locator_can_wait(const locator *l);
+/* The vtable's locate_wait; without one, locate_prefetch. */
+int locator_locate_wait(locator *l, const char *table, const uint8_t *row, size_t row_len,
+                        const char *exclude, const char *exclude_region, int wait_ms,
+                        locator_region **out, size_t *n);
 /* NULL is a no-op. */
 void locator_free(locator *l);
 
@@ -103,6 +118,7 @@ int locator_parse(const char *text, size_t len, const char *name, locator_region
  * Nothing is contacted until the first lookup. ST_OK and *out, or ST_INVALID_ARGUMENT for
  * a bad quorum or parent (*out NULL). */
 #define LOCATOR_MASTER_PREFETCH 8
+#define LOCATOR_MASTER_WAIT_MAX_MS 5000 /* longest locate_wait asked of the master */
 #define LOCATOR_MASTER_TIMEOUT_MS 30000
 int locator_master_open(const char *quorum, const char *parent, int session_timeout_ms,
                         locator **out);

@@ -119,7 +119,8 @@ static int collect(Strata__Master__RegionLocation *const *v, size_t n, const cha
 /* LocateRegion with prefetch: the row's region (it must be assigned) and the assigned
  * ones among the next prefetch. */
 static int ask_locate(master_locator *m, const char *table, const uint8_t *row, size_t len,
-                      uint32_t prefetch, locator_region **out, size_t *n)
+                      uint32_t prefetch, const char *exclude, const char *exclude_region,
+                      int wait_ms, locator_region **out, size_t *n)
 {
     Strata__Master__LocateRegionRequest req = STRATA__MASTER__LOCATE_REGION_REQUEST__INIT;
     Strata__Master__LocateRegionResponse *resp = NULL;
@@ -127,6 +128,12 @@ static int ask_locate(master_locator *m, const char *table, const uint8_t *row, 
     req.row = (ProtobufCBinaryData){len, (uint8_t *)row};
     req.has_prefetch = prefetch > 0;
     req.prefetch = prefetch;
+    if (wait_ms > LOCATOR_MASTER_WAIT_MAX_MS)
+        wait_ms = LOCATOR_MASTER_WAIT_MAX_MS;
+    req.has_wait_ms = wait_ms > 0;
+    req.wait_ms = wait_ms > 0 ? (uint32_t)wait_ms : 0;
+    req.exclude_server = (char *)exclude;
+    req.exclude_region = (char *)exclude_region;
     int rc = master_link_call_pb(m->link, "MasterService.LocateRegion", &req.base,
                                  &strata__master__locate_region_response__descriptor,
                                  LOCATOR_MASTER_TIMEOUT_MS, (ProtobufCMessage **)&resp);
@@ -153,7 +160,7 @@ static int master_locate(locator *l, const char *table, const uint8_t *row, size
     locator_region *v = NULL;
     size_t n = 0;
     memset(out, 0, sizeof(*out));
-    int rc = ask_locate((master_locator *)l, table, row, row_len, 0, &v, &n);
+    int rc = ask_locate((master_locator *)l, table, row, row_len, 0, NULL, NULL, 0, &v, &n);
     if (rc != ST_OK)
         return rc;
     *out = v[0];
@@ -165,7 +172,16 @@ static int master_locate(locator *l, const char *table, const uint8_t *row, size
 static int master_locate_prefetch(locator *l, const char *table, const uint8_t *row, size_t row_len,
                                   locator_region **out, size_t *n)
 {
-    return ask_locate((master_locator *)l, table, row, row_len, LOCATOR_MASTER_PREFETCH, out, n);
+    return ask_locate((master_locator *)l, table, row, row_len, LOCATOR_MASTER_PREFETCH, NULL, NULL,
+                      0, out, n);
+}
+
+static int master_locate_wait(locator *l, const char *table, const uint8_t *row, size_t row_len,
+                              const char *exclude, const char *exclude_region, int wait_ms,
+                              locator_region **out, size_t *n)
+{
+    return ask_locate((master_locator *)l, table, row, row_len, LOCATOR_MASTER_PREFETCH, exclude,
+                      exclude_region, wait_ms, out, n);
 }
 
 static int master_locate_all(locator *l, const char *table, locator_region **out, size_t *n)
@@ -198,6 +214,7 @@ static const locator_vtable master_vt = {
     .locate_all = master_locate_all,
     .free = master_free,
     .locate_prefetch = master_locate_prefetch,
+    .locate_wait = master_locate_wait,
 };
 
 int locator_master_open(const char *quorum, const char *parent, int session_timeout_ms,

@@ -180,12 +180,17 @@ struct master {
     int64_t normalizer_min_age_ms;
     char normalizer_plan[4096]; /* the last run's plan (mu) */
     int64_t normalizer_last_ms; /* when it ran (mu) */
+    /* LocateRegion calls waiting for a region to open (master_service.c); at most
+     * MASTER_LOCATE_WAITERS(m) at once so that waiters never hold every handler. */
+    atomic_int locate_waiters;
     char inject_crash[96]; /* master.inject.crash: "<type>:<step>" to die at (tests) */
     char inject_pause[96]; /* master.inject.pause: "<type>:<step>" to sleep at (tests) */
     int64_t inject_pause_ms;
 };
 
 #define MASTER_DEAD_KEPT 64
+#define MASTER_LOCATE_WAIT_MAX_MS 10000
+#define MASTER_LOCATE_WAITERS(m) ((m)->handler_threads > 2 ? (m)->handler_threads / 2 : 1)
 #define MASTER_PROCS_KEPT 64 /* ended procedures kept for list_procedures */
 
 /* ---- master.c ---- */

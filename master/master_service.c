@@ -91,6 +91,51 @@ static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
     return c ? c : (al < bl ? -1 : al > bl);
 }
 
+/* The index of t's region holding row: the last whose start key <= row (mu held). */
+static size_t region_index(const m_table *t, const ProtobufCBinaryData *row)
+{
+    size_t lo = 0, hi = t->n;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (key_cmp(t->regions[mid]->mr.start_key, t->regions[mid]->mr.start_len, row->data,
+                    row->len) <= 0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Whether r is open on a live server that has reported, other than exclude unless r is
+ * not the region exclude_region (mu held). */
+static bool open_elsewhere(master *m, const m_region *r, const char *exclude,
+                           const char *exclude_region)
+{
+    if (r->mr.state != META_OPEN || !r->mr.server[0])
+        return false;
+    m_server *ms = master_server_find(m, r->mr.server);
+    if (!ms || !ms->reported)
+        return false;
+    if (exclude_region && exclude_region[0] && strcmp(r->mr.encoded_name, exclude_region) != 0)
+        return true;
+    return !exclude || !exclude[0] ||
+           (strcmp(ms->name, exclude) != 0 && strcmp(ms->addr, exclude) != 0);
+}
+
+/* Finds the table (mu held) and checks it can be located in. */
+static int locate_table(master *m, const char *q, m_table **out)
+{
+    m_table *t = master_find_table(m, q);
+    *out = t;
+    if (!t)
+        return st_error(ST_NOT_FOUND, "table %s does not exist", q);
+    if (t->state == META_TABLE_DISABLED || t->state == META_TABLE_DISABLING)
+        return st_error(ST_TABLE_DISABLED, "table %s is disabled", q);
+    if (!t->n)
+        return st_error(ST_NOT_SERVING, "table %s has no regions", q);
+    return ST_OK;
+}
+
 static int locate_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     master *m = ctx;
@@ -102,28 +147,37 @@ static int locate_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     size_t prefetch = req->has_prefetch ? req->prefetch : 0;
     if (prefetch > 100)
         prefetch = 100;
+    uint32_t wait_ms = req->has_wait_ms ? req->wait_ms : 0;
+    if (wait_ms > MASTER_LOCATE_WAIT_MAX_MS)
+        wait_ms = MASTER_LOCATE_WAIT_MAX_MS;
+    bool waiter = false;
+    if (wait_ms) { /* a bounded number of handlers may wait; the others answer at once */
+        waiter = atomic_fetch_add(&m->locate_waiters, 1) < MASTER_LOCATE_WAITERS(m);
+        if (!waiter) {
+            atomic_fetch_sub(&m->locate_waiters, 1);
+            wait_ms = 0;
+        }
+    }
+    uint64_t deadline = clock_mono_ns() + (uint64_t)wait_ms * 1000000u;
     loc_buf b = {0};
+    m_table *t = NULL;
+    size_t lo = 0;
     pthread_mutex_lock(&m->mu);
-    m_table *t = master_find_table(m, q);
-    if (!t) {
-        pthread_mutex_unlock(&m->mu);
-        return st_error(ST_NOT_FOUND, "table %s does not exist", q);
+    for (;;) { /* the table is found again after each wait: it may have changed or gone */
+        rc = locate_table(m, q, &t);
+        if (rc != ST_OK)
+            break;
+        lo = region_index(t, &req->row);
+        uint64_t now = clock_mono_ns();
+        if (!wait_ms || now >= deadline || atomic_load(&m->stopping) ||
+            open_elsewhere(m, t->regions[lo], req->exclude_server, req->exclude_region))
+            break;
+        uint64_t until = deadline - now < 50000000u ? deadline : now + 50000000u;
+        struct timespec ts = clock_realtime_after_ms((int)((until - now + 999999) / 1000000));
+        pthread_cond_timedwait(&m->cv, &m->mu, &ts);
     }
-    if (t->state == META_TABLE_DISABLED || t->state == META_TABLE_DISABLING) {
-        pthread_mutex_unlock(&m->mu);
-        return st_error(ST_TABLE_DISABLED, "table %s is disabled", q);
-    }
-    /* The last region whose start key <= row. */
-    size_t lo = 0, hi = t->n;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (key_cmp(t->regions[mid]->mr.start_key, t->regions[mid]->mr.start_len, req->row.data,
-                    req->row.len) <= 0)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    rc = t->n ? loc_alloc(&b, prefetch + 1) : st_error(ST_NOT_SERVING, "table %s has no regions", q);
+    if (rc == ST_OK)
+        rc = loc_alloc(&b, prefetch + 1);
     for (size_t i = lo; rc == ST_OK && i < t->n && i <= lo + prefetch; i++)
         loc_add(m, &b, t->regions[i]);
     if (rc == ST_OK) {
@@ -133,6 +187,8 @@ static int locate_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
         rc = rpc_proto_reply(reply, &resp.base);
     }
     pthread_mutex_unlock(&m->mu);
+    if (waiter)
+        atomic_fetch_sub(&m->locate_waiters, 1);
     loc_free(&b);
     return rc;
 }

@@ -412,8 +412,10 @@ int client_locate_avoid(strata_client_t *c, const char *table, const uint8_t *ro
             *out = NULL;
             break;
         }
-        if (pass == 0)
+        if (pass == 0) {
+            srvtrack_start(c->track);
             load_table(c, table);
+        }
     }
     int rc = ask_locator(c, table, row, row_len, avoid, left_ms, &w);
     if (waited)

@@ -29,7 +29,7 @@
 #define TRACK_DEAD_KEPT 256
 #define TRACK_SUSPECT_KEPT 64
 #define TRACK_SESSION_TIMEOUT_MS 30000
-#define TRACK_CONNECT_TIMEOUT_MS 5000
+#define TRACK_CONNECT_TIMEOUT_MS 2000 /* also bounds how long a close may wait */
 #define TRACK_RETRY_MS 1000
 
 typedef struct suspect {
@@ -52,12 +52,13 @@ struct srvtrack {
     suspect sus[TRACK_SUSPECT_KEPT];
     size_t nsus;
     bool stop;
+    atomic_bool start_asked;
     atomic_uint_fast64_t dead_total;
 
     zk *z; /* the session thread's; NULL while none */
     zk_watch *w_rs, *w_split;
     pthread_t thr;
-    bool started;
+    bool started; /* mu */
 };
 
 /* ---- sets (mu held) ---- */
@@ -279,14 +280,25 @@ int srvtrack_open(const char *quorum, const char *parent, srvtrack_dead_fn fn, v
             srvtrack_close(t);
             return st_error(ST_NOMEM, "client: out of memory");
         }
-        if (pthread_create(&t->thr, NULL, session_main, t) != 0) {
-            srvtrack_close(t);
-            return st_error(ST_INTERNAL, "client: cannot start the server tracker thread");
-        }
-        t->started = true;
     }
     *out = t;
     return ST_OK;
+}
+
+void srvtrack_start(srvtrack *t)
+{
+    if (!t->quorum || atomic_load(&t->start_asked))
+        return;
+    pthread_mutex_lock(&t->mu);
+    if (!t->started && !t->stop && !atomic_load(&t->start_asked)) {
+        atomic_store(&t->start_asked, true);
+        if (pthread_create(&t->thr, NULL, session_main, t) == 0)
+            t->started = true;
+        else
+            LOG_WARN("client: cannot start the region-server tracker thread; dead servers are "
+                     "found by call failures only");
+    }
+    pthread_mutex_unlock(&t->mu);
 }
 
 void srvtrack_close(srvtrack *t)
@@ -296,8 +308,9 @@ void srvtrack_close(srvtrack *t)
     pthread_mutex_lock(&t->mu);
     t->stop = true;
     pthread_cond_broadcast(&t->cv);
+    bool started = t->started;
     pthread_mutex_unlock(&t->mu);
-    if (t->started)
+    if (started)
         pthread_join(t->thr, NULL);
     free(t->live);
     free(t->quorum);

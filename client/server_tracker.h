@@ -15,9 +15,10 @@
  *     again. Cached locations on a dead or suspect server are dropped when it becomes so,
  *     so the client consults the tracker only for locations it has just been given.
  *
- * The watch runs on a session of the tracker's own, opened in the background (a client
- * never waits for it; until it is connected nothing is known to be dead) and opened again
- * after an expiry. A server name is "host,port,startcode" as in ZooKeeper.
+ * The watch runs on a session of the tracker's own, opened in the background once
+ * srvtrack_start asks for it (the client does at its first region lookup, so a client used
+ * only for admin calls never opens it; nothing waits for it, and until it is connected
+ * nothing is known to be dead) and opened again after an expiry. A server name is "host,port,startcode" as in ZooKeeper.
  *
  * Thread-safety: every function may be called from any thread. One mutex (a leaf lock)
  * guards the live, dead and suspect sets; the dead callback runs on ZooKeeper's watch
@@ -43,9 +44,12 @@ typedef void (*srvtrack_dead_fn)(void *arg, const char *host, uint16_t port, uin
                                  bool newer_live);
 
 /* Makes a tracker. quorum NULL: no ZooKeeper watch (only suspicion from the client's own
- * calls). parent NULL: "/strata". ST_OK and *out, ST_INVALID_ARGUMENT, ST_NOMEM. */
+ * calls). parent NULL: "/strata". ST_OK and *out, ST_NOMEM. */
 int srvtrack_open(const char *quorum, const char *parent, srvtrack_dead_fn fn, void *arg,
                   srvtrack **out);
+/* Starts the watch in the background (idempotent, cheap after the first call; a no-op
+ * without a quorum). */
+void srvtrack_start(srvtrack *t);
 /* Stops the watch (the callback does not run after it returns) and frees t. NULL is a
  * no-op. */
 void srvtrack_close(srvtrack *t);

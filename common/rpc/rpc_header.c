@@ -22,6 +22,7 @@ bool rpc_status_retryable(int code)
     case ST_REGION_TOO_BUSY:
     case ST_NOT_SERVING:
     case ST_REGION_OPENING:
+    case ST_REGION_MOVED:
     case ST_TIMEOUT:
     case ST_CLOSED:
     case ST_CONNECTION:

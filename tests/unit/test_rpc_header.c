@@ -180,7 +180,7 @@ static void test_exception_without_code_is_internal(void **state)
 static void test_retryable_statuses(void **state)
 {
     const int yes[] = {ST_SERVER_BUSY, ST_REGION_TOO_BUSY, ST_NOT_SERVING, ST_REGION_OPENING,
-                       ST_TIMEOUT,     ST_CLOSED,          ST_CONNECTION};
+                       ST_REGION_MOVED, ST_TIMEOUT,        ST_CLOSED,      ST_CONNECTION};
     const int no[] = {
         ST_OK,          ST_IO,       ST_CORRUPTION, ST_INVALID_ARGUMENT, ST_UNKNOWN_FAMILY,
         ST_UNSUPPORTED, ST_PROTOCOL, ST_INTERNAL};

@@ -254,6 +254,7 @@ int client_locate(strata_client_t *c, const char *table, const uint8_t *row, siz
     size_t n = 0;
     if (loccache_lookup(c->cache, table, row, row_len, out) == ST_OK)
         return ST_OK;
+    atomic_fetch_add(&c->locator_lookups, 1);
     int rc = locator_locate_prefetch(c->loc, table, row, row_len, &v, &n);
     if (rc != ST_OK)
         return rc;
@@ -326,6 +327,8 @@ int client_region_call(strata_client_t *c, const char *table, const uint8_t *row
                        const char *method, client_build_fn build, void *arg, buf_t *resp)
 {
     retry_state r;
+    moved_follow mf;
+    moved_follow_init(&mf);
     int rc = retry_begin(&r, &c->retry);
     while (rc == ST_OK) {
         const loccache_entry *e = NULL;
@@ -340,6 +343,11 @@ int client_region_call(strata_client_t *c, const char *table, const uint8_t *row
         }
         buf_free(&res.body);
         LOG_DEBUG("%s on %s: %s (attempt %d)", method, table, st_errmsg(), retry_attempts(&r));
+        if (client_moved_retry(c, table, &mf, e, rc, &res, &r)) { /* moved_hint.c */
+            loccache_entry_release(e);
+            rc = ST_OK;
+            continue;
+        }
         client_note_failure(c, e, rc);
         loccache_entry_release(e);
         int64_t pause = 0;

@@ -8,9 +8,10 @@
  * non-retryable status: its error is recorded), or failed retryably (the stale location
  * is dropped as client_note_failure says and the action stays pending, remembering the
  * location it failed at, so its next lookup waits on the master for a newer one). Rounds
- * repeat - at once after such failures (client_follow_pause), else with the backoff of
- * client/retry.h between them - until nothing is pending or the
- * operation timeout or the retries are spent; what is still pending then fails with
+ * repeat: at once when every retryable failure of the round was a RegionMoved hint
+ * followed (client/moved_hint.c) or a failed location to be looked up again with a wait
+ * (client_follow_pause), else with the backoff of client/retry.h between them, until
+ * nothing is pending or the operation timeout or the retries are spent; what is still pending then fails with
  * the last error it saw.
  *
  * Thread-safety: a batch belongs to one thread; the round's completion callbacks run on
@@ -133,6 +134,7 @@ typedef struct slot {
     int status; /* this round's outcome */
     char msg[512];
     uint32_t retry_after_ms;
+    bool hinted; /* ST_REGION_MOVED whose hint was cached (moved_hint.c) */
     bool waited; /* its location came from a wait on the master */
 } slot;
 
@@ -230,8 +232,19 @@ static void action_error_apply(slot *s, const Strata__Client__ActionError *err)
     slot_fail(s, code, err->message ? err->message : st_strerror(code), 0);
 }
 
+/* A region action's error: also caches the moved hint it may carry (once per region). */
+static void region_error_apply(strata_client_t *c, moved_follow *mf, slot *s, bool first,
+                               const Strata__Client__ActionError *err)
+{
+    action_error_apply(s, err);
+    if (err->hint && s->status == ST_REGION_MOVED)
+        s->hinted = !first ? s[-1].hinted
+                           : moved_hint_apply_msg(c, s->e->table, err->hint, mf) == ST_OK;
+}
+
 /* Reads one server's answer into its slots and the actions' results. */
-static void call_finish(call *cl, batch_action *acts, slot *sl)
+static void call_finish(strata_client_t *c, moved_follow *mf, call *cl, batch_action *acts,
+                        slot *sl)
 {
     slot *mine = sl + cl->first;
     if (cl->res.status != ST_OK) {
@@ -267,10 +280,12 @@ static void call_finish(call *cl, batch_action *acts, slot *sl)
      * slot order. */
     size_t region_no = 0;
     for (size_t i = 0; mr && i < cl->n; i++) {
-        if (i > 0 && strcmp(mine[i].e->region, mine[i - 1].e->region) != 0)
+        bool first = i == 0 || strcmp(mine[i].e->region, mine[i - 1].e->region) != 0;
+        if (i > 0 && first)
             region_no++;
         if (region_no < mr->n_region_action_result && mr->region_action_result[region_no]->error)
-            action_error_apply(&mine[i], mr->region_action_result[region_no]->error);
+            region_error_apply(c, mf, &mine[i], first,
+                               mr->region_action_result[region_no]->error);
     }
     if (mr)
         strata__client__multi_response__free_unpacked(mr, NULL);
@@ -298,7 +313,8 @@ static void round_locate(strata_client_t *c, const char *table, batch_action *ac
 }
 
 /* Sends one Multi per server and waits for all of them. */
-static void round_send(strata_client_t *c, batch_action *acts, slot *sl, size_t n, int timeout_ms)
+static void round_send(strata_client_t *c, moved_follow *mf, batch_action *acts, slot *sl,
+                       size_t n, int timeout_ms)
 {
     call *calls = calloc(n ? n : 1, sizeof(*calls));
     round_t rd = {.outstanding = 0};
@@ -339,7 +355,7 @@ static void round_send(strata_client_t *c, batch_action *acts, slot *sl, size_t 
         pthread_cond_wait(&rd.cv, &rd.mu);
     pthread_mutex_unlock(&rd.mu);
     for (size_t k = 0; k < ncalls; k++) {
-        call_finish(&calls[k], acts, sl);
+        call_finish(c, mf, &calls[k], acts, sl);
         buf_free(&calls[k].res.body);
     }
     pthread_cond_destroy(&rd.cv);
@@ -358,10 +374,12 @@ static void action_set_error(batch_action *a, int status, const char *msg)
 
 /* Settles a round: successes and final failures are done; returns how many stay
  * pending, with the status and hint to back off on. */
-static size_t round_settle(strata_client_t *c, batch_action *acts, slot *sl, size_t n,
-                           int *retry_status, uint32_t *retry_after_ms, bool *follow)
+static size_t round_settle(strata_client_t *c, moved_follow *mf, batch_action *acts, slot *sl,
+                           size_t n, int *retry_status, uint32_t *retry_after_ms,
+                           int64_t *quick_pause, bool *follow)
 {
     size_t pending = 0;
+    int64_t quick = 0;
     *follow = true;
     for (size_t i = 0; i < n; i++) {
         batch_action *a = &acts[sl[i].idx];
@@ -372,10 +390,16 @@ static size_t round_settle(strata_client_t *c, batch_action *acts, slot *sl, siz
         } else if (retry_classify(sl[i].status) == RETRY_FATAL) {
             action_set_error(a, sl[i].status, sl[i].msg);
         } else {
-            client_note_failure(c, sl[i].e, sl[i].status);
-            client_avoid_set(&a->avoid, sl[i].e, sl[i].status);
-            *follow = *follow && a->avoid.set && !sl[i].waited;
-            *retry_status = sl[i].status;
+            if (!moved_follow_retry(mf, sl[i].addr, sl[i].status, sl[i].hinted, &quick)) {
+                client_note_failure(c, sl[i].e, sl[i].status);
+                client_avoid_set(&a->avoid, sl[i].e, sl[i].status);
+                *follow = *follow && a->avoid.set && !sl[i].waited;
+                *retry_status = sl[i].status; /* one not followed: the round backs off */
+            } else {
+                a->avoid.set = false; /* the hint says where to go */
+                if (quick > *quick_pause)
+                    *quick_pause = quick;
+            }
             if (sl[i].retry_after_ms > *retry_after_ms)
                 *retry_after_ms = sl[i].retry_after_ms;
             st_error(sl[i].status, "%s", sl[i].msg);
@@ -393,8 +417,10 @@ size_t batch_run(strata_client_t *c, const char *table, batch_action *acts, size
 {
     slot *sl = calloc(n ? n : 1, sizeof(*sl));
     retry_state r;
+    moved_follow mf;
     size_t failed = 0;
     int follows = 0;
+    moved_follow_init(&mf);
     int rc = sl ? retry_begin(&r, &c->retry)
                 : st_error(ST_NOMEM, "client: out of memory running a batch on table %s", table);
     while (rc == ST_OK) {
@@ -405,13 +431,20 @@ size_t batch_run(strata_client_t *c, const char *table, batch_action *acts, size
         if (k == 0)
             break;
         round_locate(c, table, acts, sl, k, &r);
-        round_send(c, acts, sl, k, client_call_timeout(c, &r));
+        round_send(c, &mf, acts, sl, k, client_call_timeout(c, &r));
         int status = ST_OK;
         uint32_t hint = 0;
-        bool follow = false;
-        if (round_settle(c, acts, sl, k, &status, &hint, &follow) == 0)
-            break;
         int64_t pause = 0;
+        bool follow = false;
+        if (round_settle(c, &mf, acts, sl, k, &status, &hint, &pause, &follow) == 0)
+            break;
+        if (status == ST_OK && moved_follow_step(&mf, &r)) { /* only moved hints followed */
+            clock_sleep_ms(pause);
+            continue;
+        }
+        if (status == ST_OK)
+            status = ST_REGION_MOVED; /* unpaced retries spent: back off as usual */
+        pause = 0;
         LOG_DEBUG("batch on %s: retrying after %s (attempt %d)", table, st_errmsg(),
                   retry_attempts(&r));
         if ((rc = client_follow_pause(&r, status, follow, &follows, hint, &pause)) == ST_OK &&

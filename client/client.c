@@ -344,6 +344,7 @@ static int ask_locator(strata_client_t *c, const char *table, const uint8_t *row
     locator_region *v = NULL;
     size_t n = 0;
     bool can_wait = locator_can_wait(c->loc);
+    atomic_fetch_add(&c->locator_lookups, 1);
     int rc;
     if (avoid && avoid->set && can_wait) {
         atomic_fetch_add(&c->waits, 1);
@@ -525,6 +526,8 @@ int client_region_call(strata_client_t *c, const char *table, const uint8_t *row
     retry_state r;
     client_avoid avoid = {0};
     int follows = 0;
+    moved_follow mf;
+    moved_follow_init(&mf);
     int rc = retry_begin(&r, &c->retry);
     while (rc == ST_OK) {
         const loccache_entry *e = NULL;
@@ -539,6 +542,12 @@ int client_region_call(strata_client_t *c, const char *table, const uint8_t *row
         }
         buf_free(&res.body);
         LOG_DEBUG("%s on %s: %s (attempt %d)", method, table, st_errmsg(), retry_attempts(&r));
+        if (client_moved_retry(c, table, &mf, e, rc, &res, &r)) { /* moved_hint.c */
+            loccache_entry_release(e);
+            avoid.set = false; /* the hint says where to go */
+            rc = ST_OK;
+            continue;
+        }
         client_note_failure(c, e, rc);
         client_avoid_set(&avoid, e, rc);
         loccache_entry_release(e);

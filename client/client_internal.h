@@ -66,6 +66,8 @@ struct strata_client {
     char **tables_loaded;      /* tables whose whole region list was cached once */
     size_t ntables_loaded;
     atomic_uint_fast64_t waits; /* lookups that waited on the master for a region to reopen */
+    _Atomic uint64_t moved_followed;  /* RegionMoved hints cached (moved_hint.c) */
+    _Atomic uint64_t locator_lookups; /* cache misses sent to the locator (client_locate) */
 };
 
 /* A location an operation will not use again: the server (and region) its last attempt
@@ -228,6 +230,55 @@ int client_follow_pause(retry_state *r, int status, bool follow, int *follows, u
                         int64_t *pause_ms);
 /* Per-call timeout: the rpc timeout capped by the operation time left. */
 int client_call_timeout(const strata_client_t *c, const retry_state *r);
+
+/* ---- RegionMoved hints (moved_hint.c; docs/client.md "Moved regions") ---- */
+
+#define MOVED_QUICK_PAUSE_MS 15    /* retry pause at a hinted server not yet serving */
+#define MOVED_QUICK_WINDOW_MS 2000 /* how long after a hint those quick retries go on */
+#define MOVED_MAX_IMMEDIATE 16     /* hints followed without a pause, per operation */
+#define MOVED_MAX_SERVERS 4
+
+/* One operation's hint-following state (on its stack; moved_follow_init). */
+typedef struct moved_follow {
+    int immediate;          /* hints followed at once so far */
+    uint64_t window_end_ns; /* quick retries at the hinted servers until then; 0: none */
+    char servers[MOVED_MAX_SERVERS][300]; /* "host:port" the last hint named */
+    size_t nservers;
+} moved_follow;
+
+void moved_follow_init(moved_follow *f);
+/* A packed RegionMovedHint (or the message) as regions of table: ST_OK with *out (*n >= 1,
+ * free with locator_regions_free), or ST_PROTOCOL (undecodable, no region, a region
+ * without a name or server) / ST_NOMEM with *out NULL. */
+int moved_hint_decode(const char *table, const uint8_t *hint, size_t len, locator_region **out,
+                      size_t *n);
+int moved_hint_decode_msg(const char *table, const Strata__Client__RegionMovedHint *h,
+                          locator_region **out, size_t *n);
+/* Caches the hinted regions of table (each insert drops the regions it overlaps) and, in
+ * f (may be NULL), notes their servers and opens the quick-retry window. ST_OK if at
+ * least one was cached; else the decode failure or ST_NOT_SERVING (nothing changed). */
+int moved_hint_apply(strata_client_t *c, const char *table, const uint8_t *hint, size_t len,
+                     moved_follow *f);
+int moved_hint_apply_msg(strata_client_t *c, const char *table,
+                         const Strata__Client__RegionMovedHint *h, moved_follow *f);
+/* After an attempt at addr ("host:port") failed with status (hinted: its hint was just
+ * cached by moved_hint_apply): true when the next attempt goes without a backoff step,
+ * keeping the cached location, after *pause_ms (0 for a followed hint,
+ * MOVED_QUICK_PAUSE_MS at a hinted server not serving yet). False: the usual path. */
+bool moved_follow_retry(moved_follow *f, const char *addr, int status, bool hinted,
+                        int64_t *pause_ms);
+/* Takes one of the operation's MOVED_MAX_IMMEDIATE unpaced retries: false once they are
+ * spent or the operation deadline has passed (then the usual backoff path runs). */
+bool moved_follow_step(moved_follow *f, const retry_state *r);
+/* The single-call form for client_region_call: after an attempt at e failed with status
+ * and result res, caches res's hint (freeing it) and, when moved_follow_retry and
+ * moved_follow_step allow, sleeps its short pause and returns true: retry at once,
+ * without client_note_failure or a backoff step. */
+bool client_moved_retry(strata_client_t *c, const char *table, moved_follow *f,
+                        const loccache_entry *e, int status, rpc_result *res, const retry_state *r);
+/* Counters since open, for tests and stats: hints cached, locator lookups. */
+uint64_t client_moved_hints_followed(strata_client_t *c);
+uint64_t client_locator_lookups(strata_client_t *c);
 
 /* ---- batches (batch.c), shared with the mutator ---- */
 

@@ -271,6 +271,7 @@ static int attempt(master_link *m, const char *method, const void *req, size_t r
     }
     *hint = res.retry_after_ms;
     buf_free(&res.body);
+    buf_free(&res.hint);
     return rc;
 }
 

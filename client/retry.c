@@ -37,6 +37,9 @@ retry_class retry_classify(int status)
     case ST_OK:
         return RETRY_SUCCESS;
     case ST_NOT_SERVING: /* the region closed or moved: look it up again */
+    case ST_REGION_MOVED: /* closed for a move, split or merge: the caller caches the hint
+                           * the answer carries (client/moved_hint.c); without one, look
+                           * it up again */
     case ST_CONNECTION:  /* connection refused, lost or reset */
     case ST_IO:          /* a socket error not mapped to ST_CONNECTION */
     case ST_CLOSED:      /* the connection closed under the call */

@@ -58,6 +58,11 @@ struct strata_scanner {
     uint64_t scanner_id, seq;
     Strata__Client__ScanResponse *resp;
     size_t next_idx;
+    /* RegionMoved (client/moved_hint.c): the last failed call's hint, and the regions it
+     * named, tried before the locator until a failure the hint does not explain. */
+    buf_t moved;
+    locator_region *hinted;
+    size_t nhinted;
 };
 
 /* ---- options ---- */
@@ -200,10 +205,14 @@ strata_scanner_t *strata_table_scan(strata_table_t *t, const strata_scan_t *s, c
 static int scan_call(strata_scanner_t *sc, const Strata__Client__ScanRequest *req, int timeout_ms)
 {
     buf_t body = {0}, resp = {0};
+    rpc_result res = {0};
     int rc = rpc_proto_pack(&req->base, &body);
     if (rc == ST_OK)
-        rc = rpc_client_call(sc->c->rpc, sc->addr, "ClientService.Scan", body.data, body.len,
-                             timeout_ms, &resp);
+        rc = rpc_client_call_result(sc->c->rpc, sc->addr, "ClientService.Scan", body.data,
+                                    body.len, timeout_ms, &res);
+    resp = res.body;
+    buf_free(&sc->moved);
+    sc->moved = res.hint;
     if (rc == ST_OK) {
         if (sc->resp)
             strata__client__scan_response__free_unpacked(sc->resp, NULL);
@@ -234,6 +243,15 @@ static int find_region(strata_scanner_t *sc)
 {
     locator_region *v = NULL;
     size_t n = 0;
+    for (size_t i = 0; i < sc->nhinted; i++)
+        if (region_matches(sc, &sc->hinted[i])) {
+            locator_region_clear(&sc->reg);
+            int rc = locator_region_copy(&sc->reg, &sc->hinted[i]);
+            if (rc == ST_OK)
+                snprintf(sc->addr, sizeof(sc->addr), "%s:%u", sc->reg.host,
+                         (unsigned)sc->reg.port);
+            return rc;
+        }
     int rc = locator_locate_all(sc->c->loc, sc->table, &v, &n);
     if (rc != ST_OK)
         return rc;
@@ -447,8 +465,42 @@ static void reset_after_failure(strata_scanner_t *sc, int status)
     sc->resp = NULL;
 }
 
+/* After a failed call: follows a RegionMoved hint (the next open goes to the region it
+ * names) or quick-retries at a hinted server still opening; true: retry now. Otherwise
+ * the hinted regions are forgotten and the locator is asked again. */
+static bool scan_moved_retry(strata_scanner_t *sc, moved_follow *mf, int status,
+                             const retry_state *r)
+{
+    bool hinted = false;
+    int64_t pause = 0;
+    if (status == ST_REGION_MOVED && sc->moved.len) {
+        locator_region *v = NULL;
+        size_t n = 0;
+        if (moved_hint_decode(sc->table, sc->moved.data, sc->moved.len, &v, &n) == ST_OK &&
+            moved_hint_apply(sc->c, sc->table, sc->moved.data, sc->moved.len, mf) == ST_OK) {
+            locator_regions_free(sc->hinted, sc->nhinted);
+            sc->hinted = v;
+            sc->nhinted = n;
+            hinted = true;
+        } else {
+            locator_regions_free(v, n);
+        }
+    }
+    buf_free(&sc->moved);
+    if (moved_follow_retry(mf, sc->addr, status, hinted, &pause) && moved_follow_step(mf, r)) {
+        clock_sleep_ms(pause);
+        return true;
+    }
+    locator_regions_free(sc->hinted, sc->nhinted);
+    sc->hinted = NULL;
+    sc->nhinted = 0;
+    return false;
+}
+
 strata_result_t *strata_scanner_next(strata_scanner_t *sc, char **errptr)
 {
+    moved_follow mf;
+    moved_follow_init(&mf);
     retry_state r;
     int rc = retry_begin(&r, &sc->c->retry);
     strata_result_t *res = NULL;
@@ -476,6 +528,10 @@ strata_result_t *strata_scanner_next(strata_scanner_t *sc, char **errptr)
         char why[512];
         snprintf(why, sizeof(why), "%s", st_errmsg());
         reset_after_failure(sc, rc);
+        if (scan_moved_retry(sc, &mf, rc, &r)) {
+            rc = ST_OK;
+            continue;
+        }
         st_error(rc, "%s", why); /* the close may have overwritten it */
         int64_t pause = 0;
         if ((rc = client_next_pause(&r, rc, 0, &pause)) == ST_OK)
@@ -494,6 +550,8 @@ void strata_scanner_close(strata_scanner_t *sc)
     if (sc->resp)
         strata__client__scan_response__free_unpacked(sc->resp, NULL);
     locator_region_clear(&sc->reg);
+    locator_regions_free(sc->hinted, sc->nhinted);
+    buf_free(&sc->moved);
     buf_free(&sc->pos);
     buf_free(&sc->opt.start);
     buf_free(&sc->opt.stop);

@@ -29,6 +29,7 @@ const char *st_strerror(int code)
     case ST_SERVER_BUSY: return "server busy";
     case ST_CLOSED: return "closed";
     case ST_TABLE_DISABLED: return "table disabled";
+    case ST_REGION_MOVED: return "region moved";
     case ST_TIMEOUT: return "timeout";
     case ST_PERMISSION: return "permission denied";
     case ST_NOMEM: return "out of memory";

@@ -32,6 +32,8 @@ typedef enum st_code {
     ST_SERVER_BUSY = -43,
     ST_CLOSED = -44,
     ST_TABLE_DISABLED = -45, /* the table is disabled: not retried (TableNotEnabledException) */
+    ST_REGION_MOVED = -46,   /* the region closed here for a move, split or merge; the answer
+                              * says where it went (RegionMovedException; docs/rpc.md) */
     /* time */
     ST_TIMEOUT = -50,
     /* permission */

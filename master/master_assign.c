@@ -305,7 +305,30 @@ int master_assign(master *m, m_table *t, m_region *r, const char *target)
                                            r->mr.encoded_name);
 }
 
+int master_moved_init(master_moved *out, const meta_region *r, const char *server)
+{
+    strata__client__moved_region__init(&out->msg);
+    int rc = server_name_parse(server, &out->sn);
+    if (rc != ST_OK)
+        return rc;
+    out->msg.encoded_name = (char *)r->encoded_name;
+    out->msg.has_start_key = r->start_len > 0;
+    out->msg.start_key = (ProtobufCBinaryData){r->start_len, r->start_key};
+    out->msg.has_end_key = r->end_len > 0;
+    out->msg.end_key = (ProtobufCBinaryData){r->end_len, r->end_key};
+    out->msg.host = out->sn.host;
+    out->msg.port = out->sn.port;
+    out->msg.has_start_code = 1;
+    out->msg.start_code = out->sn.start_code;
+    return ST_OK;
+}
+
 int master_unassign(master *m, m_region *r)
+{
+    return master_unassign_moved(m, r, NULL);
+}
+
+int master_unassign_moved(master *m, m_region *r, const Strata__Client__RegionMovedHint *hint)
 {
     int rc = master_check_active(m);
     if (rc != ST_OK)
@@ -328,6 +351,7 @@ int master_unassign(master *m, m_region *r)
         return rc;
     Strata__Admin__CloseRegionRequest req = STRATA__ADMIN__CLOSE_REGION_REQUEST__INIT;
     req.encoded_name = r->mr.encoded_name;
+    req.moved_hint = (Strata__Client__RegionMovedHint *)hint;
     for (int attempt = 0; attempt < 20 && !atomic_load(&m->stopping); attempt++) {
         rc = master_rs_call(m, addr, "AdminService.CloseRegion", &req.base, NULL, NULL);
         if (rc == ST_OK || rc == ST_NOT_SERVING || rc == ST_NOT_FOUND)

@@ -276,6 +276,16 @@ void master_region_give(master *m, m_region *r);
 int master_assign(master *m, m_table *t, m_region *r, const char *target);
 /* Closes r (taken) where it is open: CLOSED in meta. */
 int master_unassign(master *m, m_region *r);
+/* The same, telling the server where r goes (hint NULL: nothing), so that it answers
+ * later calls for r ST_REGION_MOVED with it (docs/rpc.md "RegionMoved hints"). */
+int master_unassign_moved(master *m, m_region *r, const Strata__Client__RegionMovedHint *hint);
+/* Where a region will be: one MovedRegion of a hint, pointing into r and sn (which must
+ * outlive it). server is "host,port,startcode"; ST_INVALID_ARGUMENT if it does not parse. */
+typedef struct master_moved {
+    Strata__Client__MovedRegion msg;
+    server_name sn;
+} master_moved;
+int master_moved_init(master_moved *out, const meta_region *r, const char *server);
 /* Changes r's state/server in meta then in memory (r taken). */
 int master_set_state(master *m, m_region *r, meta_region_state st, const char *server);
 typedef enum master_bulk_op {

@@ -43,6 +43,9 @@ typedef struct merge_job {
     m_region *kid; /* in the table from UPDATE_META on, taken */
     meta_region merged;
     char server[SERVER_NAME_MAX]; /* where the first parent was open */
+    /* Where the merged region will open, picked before the parents close and given to
+     * them as a moved hint; "" (a resumed merge): pick when opening. */
+    char kid_server[SERVER_NAME_MAX];
     uint64_t id;
     bool written;
     Strata__Master__Procedure p;
@@ -309,15 +312,41 @@ static void open_merged(merge_job *j)
     if (!j->kid)
         return;
     pthread_mutex_lock(&m->mu);
-    m_server *s = master_server_find(m, j->server);
-    bool there = m->children_on_parent_server && s && !s->stopping;
+    const char *want = j->kid_server[0] ? j->kid_server : j->server;
+    m_server *s = master_server_find(m, want);
+    bool there = (j->kid_server[0] || m->children_on_parent_server) && s && !s->stopping;
     pthread_mutex_unlock(&m->mu);
-    int rc = master_assign(m, j->t, j->kid, there ? j->server : NULL);
+    int rc = master_assign(m, j->t, j->kid, there ? want : NULL);
     if (rc != ST_OK && there)
         rc = master_assign(m, j->t, j->kid, NULL);
     if (rc != ST_OK)
         LOG_WARN("master %s: merge %llu: opening %s failed: %s; the chore retries", m->name,
                  (unsigned long long)j->id, j->kid->mr.encoded_name, st_errmsg());
+}
+
+/* Picks the merged region's server (the first parent's with
+ * master.split.daughters.on.parent.server, else the least loaded) into j->kid_server and
+ * closes the parents, telling their servers where it will open. */
+static int close_parents(merge_job *j)
+{
+    master *m = j->m;
+    pthread_mutex_lock(&m->mu);
+    m_server *s = master_server_find(m, j->server);
+    if (m->children_on_parent_server && s && !s->stopping)
+        snprintf(j->kid_server, sizeof(j->kid_server), "%s", j->server);
+    else if (master_server_pick(m, NULL, j->kid_server, sizeof(j->kid_server)) != ST_OK)
+        j->kid_server[0] = '\0';
+    pthread_mutex_unlock(&m->mu);
+    master_moved kid;
+    Strata__Client__MovedRegion *v[1] = {&kid.msg};
+    Strata__Client__RegionMovedHint hint = STRATA__CLIENT__REGION_MOVED_HINT__INIT;
+    bool hinted = j->kid_server[0] && master_moved_init(&kid, &j->merged, j->kid_server) == ST_OK;
+    hint.n_region = 1;
+    hint.region = v;
+    int rc = ST_OK;
+    for (size_t i = 0; rc == ST_OK && i < j->n; i++)
+        rc = master_unassign_moved(m, j->parents[i], hinted ? &hint : NULL);
+    return rc;
 }
 
 int master_merge_regions(master *m, const char *const *encoded, size_t n, bool force,
@@ -365,8 +394,8 @@ int master_merge_regions(master *m, const char *const *encoded, size_t n, bool f
     rc = write_step(&j, MERGE_CLOSE_PARENTS, NULL, 0, NULL, 0);
     if (rc == ST_OK)
         master_inject_crash(m, MERGE_TYPE, "CLOSE_PARENTS");
-    for (size_t i = 0; rc == ST_OK && i < j.n; i++)
-        rc = master_unassign(m, j.parents[i]);
+    if (rc == ST_OK)
+        rc = close_parents(&j);
     if (rc == ST_OK)
         rc = write_step(&j, MERGE_CREATE_MERGED, NULL, 0, NULL, 0);
     table_schema schema;

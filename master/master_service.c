@@ -438,7 +438,14 @@ static int move_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
         const char *regions[1] = {req->encoded_name};
         uint64_t id = master_proc_begin(m, "TransitRegionStateProcedure", t->name, regions, 1);
         master_proc_set_step(m, id, "MOVE:CLOSE");
-        rc = master_unassign(m, r);
+        master_moved dst;
+        Strata__Client__MovedRegion *one[1] = {&dst.msg};
+        Strata__Client__RegionMovedHint hint = STRATA__CLIENT__REGION_MOVED_HINT__INIT;
+        if (master_moved_init(&dst, &r->mr, dest) == ST_OK) {
+            hint.n_region = 1;
+            hint.region = one;
+        }
+        rc = master_unassign_moved(m, r, &hint);
         master_proc_set_step(m, id, "MOVE:OPEN");
         if (rc == ST_OK)
             rc = master_assign(m, t, r, dest);

@@ -46,6 +46,9 @@ typedef struct split_job {
     uint8_t *row;
     size_t row_len;
     char server[SERVER_NAME_MAX]; /* where the parent was open */
+    /* Where each daughter will open, picked before the parent closes and given to it as a
+     * moved hint; "" (a resumed split): pick when opening. */
+    char kid_server[2][SERVER_NAME_MAX];
     uint64_t id;
     bool written; /* the procedure row exists */
     Strata__Master__Procedure p;
@@ -248,6 +251,38 @@ static int update_meta(split_job *j)
     return ST_OK;
 }
 
+/* Picks the daughters' servers (the parent's with master.split.daughters.on.parent.server,
+ * else the least loaded, the second avoiding the first's) into j->kid_server. */
+static void plan_daughters(split_job *j)
+{
+    master *m = j->m;
+    pthread_mutex_lock(&m->mu);
+    m_server *s = master_server_find(m, j->server);
+    bool there = m->children_on_parent_server && s && !s->stopping;
+    for (int i = 0; i < 2; i++) {
+        char *out = j->kid_server[i];
+        if (there)
+            snprintf(out, SERVER_NAME_MAX, "%s", j->server);
+        else if (master_server_pick(m, i ? j->kid_server[0] : NULL, out, SERVER_NAME_MAX) != ST_OK)
+            out[0] = '\0';
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+/* Closes the parent, telling its server where the daughters will open. */
+static int close_parent(split_job *j)
+{
+    plan_daughters(j);
+    master_moved kid[2];
+    Strata__Client__MovedRegion *v[2];
+    Strata__Client__RegionMovedHint hint = STRATA__CLIENT__REGION_MOVED_HINT__INIT;
+    for (int i = 0; i < 2; i++)
+        if (j->kid_server[i][0] && master_moved_init(&kid[i], &j->d[i], j->kid_server[i]) == ST_OK)
+            v[hint.n_region++] = &kid[i].msg;
+    hint.region = v;
+    return master_unassign_moved(j->m, j->parent, hint.n_region == 2 ? &hint : NULL);
+}
+
 static void open_daughters(split_job *j)
 {
     master *m = j->m;
@@ -257,10 +292,11 @@ static void open_daughters(split_job *j)
         if (!k)
             continue;
         pthread_mutex_lock(&m->mu);
-        m_server *s = master_server_find(m, j->server);
-        bool there = m->children_on_parent_server && s && !s->stopping;
+        const char *want = j->kid_server[i][0] ? j->kid_server[i] : j->server;
+        m_server *s = master_server_find(m, want);
+        bool there = (j->kid_server[i][0] || m->children_on_parent_server) && s && !s->stopping;
         pthread_mutex_unlock(&m->mu);
-        int rc = master_assign(m, j->t, k, there ? j->server : NULL);
+        int rc = master_assign(m, j->t, k, there ? want : NULL);
         if (rc != ST_OK && there)
             rc = master_assign(m, j->t, k, NULL);
         if (rc != ST_OK)
@@ -426,7 +462,7 @@ int master_split_region(master *m, const char *encoded, const uint8_t *row, size
     rc = write_step(&j, SPLIT_CLOSE_PARENT, NULL, 0);
     if (rc == ST_OK) {
         master_inject_crash(m, SPLIT_TYPE, "CLOSE_PARENT");
-        rc = master_unassign(m, j.parent);
+        rc = close_parent(&j);
     }
     if (rc == ST_OK)
         rc = write_step(&j, SPLIT_CREATE_DAUGHTERS, NULL, 0);

@@ -73,7 +73,13 @@ static int close_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     /* A live server always flushes what it closes: a close without a flush would leave
      * the region's edits only in this server's WAL, which a reopen here does not replay
      * (only recovered edits are). */
-    int rc = rs_region_close(s, m->encoded_name, true);
+    buf_t hint = {0};
+    int rc = m->moved_hint && m->moved_hint->n_region
+                 ? rpc_proto_pack(&m->moved_hint->base, &hint)
+                 : ST_OK;
+    if (rc == ST_OK)
+        rc = rs_region_close_moved(s, m->encoded_name, hint.data, hint.len);
+    buf_free(&hint);
     if (rc == ST_OK) {
         resp.has_closed = resp.closed = 1;
         rc = rpc_proto_reply(reply, &resp.base);

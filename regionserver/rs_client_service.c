@@ -54,7 +54,7 @@ static int get_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     rs_region *reg = NULL;
     Strata__Client__GetRequest *m = (Strata__Client__GetRequest *)msg;
     Strata__Client__GetResponse resp = STRATA__CLIENT__GET_RESPONSE__INIT;
-    int rc = rs_region_acquire(s, m->region->encoded_name, &reg);
+    int rc = rs_region_acquire_hint(s, m->region->encoded_name, &reg, &reply->hint);
     if (rc == ST_OK && (rc = do_get(reg->r, m->get, &pool, &resp.result)) == ST_OK)
         rc = rpc_proto_reply(reply, &resp.base);
     rs_region_release(s, reg);
@@ -71,7 +71,7 @@ static int mutate_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     Strata__Client__MutateResponse resp = STRATA__CLIENT__MUTATE_RESPONSE__INIT;
     int rc;
     if ((rc = rs_cluster_check_fence(s)) != ST_OK ||
-        (rc = rs_region_acquire(s, m->region->encoded_name, &reg)) != ST_OK)
+        (rc = rs_region_acquire_hint(s, m->region->encoded_name, &reg, &reply->hint)) != ST_OK)
         goto done;
     bool processed = false;
     rc = rs_mutate(reg->r, m->mutation, m->condition, &pool, &resp.result, &processed);
@@ -192,9 +192,14 @@ static int run_region_action(rs_server *s, const Strata__Client__RegionAction *r
 {
     strata__client__region_action_result__init(out);
     rs_region *reg = NULL;
-    int rc = rs_region_acquire(s, ra->region->encoded_name, &reg);
+    buf_t hint = {0};
+    int rc = rs_region_acquire_hint(s, ra->region->encoded_name, &reg, &hint);
     if (rc != ST_OK) {
         out->error = action_error(pool, rc);
+        if (out->error && hint.len)
+            out->error->hint = strata__client__region_moved_hint__unpack(NULL, hint.len,
+                                                                         hint.data);
+        buf_free(&hint);
         return out->error ? ST_OK : st_error(ST_NOMEM, "out of memory");
     }
     Strata__Client__ResultOrException **roes = rs_pool_alloc(pool, ra->n_action * sizeof(*roes));
@@ -254,6 +259,9 @@ static int multi_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
         rc = rs_cluster_check_fence(s); /* fenced meanwhile: not acknowledged */
     if (rc == ST_OK)
         rc = rpc_proto_reply(reply, &resp.base);
+    for (size_t i = 0; i < n; i++) /* the moved hints are unpacked, not in the pool */
+        if (store[i].error && store[i].error->hint)
+            strata__client__region_moved_hint__free_unpacked(store[i].error->hint, NULL);
 done:
     rs_pool_free(&pool);
     return rc;

@@ -47,6 +47,7 @@
 #include "regionserver/storage/region.h"
 #include "regionserver/storage/schema_proto.h"
 #include "regionserver/storage/split_policy.h"
+#include "regionserver/rs_moved.h"
 #include "regionserver/rs_server.h"
 
 typedef enum rs_region_state {
@@ -124,6 +125,7 @@ struct rs_server {
     pthread_cond_t cv; /* inflight/scanners reached 0, or a state changed */
     rs_region **regions;
     size_t nregions, cap;
+    rs_moved *moved; /* regions closed here for a move, split or merge (rs_moved.h) */
 
     /* scanners */
     pthread_mutex_t scan_mu;
@@ -166,6 +168,11 @@ void rs_pool_free(rs_pool *p);
 
 /* ---- regions (rs_regions.c) ---- */
 int rs_region_acquire(rs_server *s, const char *name, rs_region **out);
+/* The same for a client call: a region that is not online (or closing) here but was
+ * closed for a move, split or merge fails ST_REGION_MOVED "region R moved from S" with the
+ * packed RegionMovedHint in *hint (its old content replaced; hint NULL: ST_NOT_SERVING as
+ * rs_region_acquire). */
+int rs_region_acquire_hint(rs_server *s, const char *name, rs_region **out, buf_t *hint);
 void rs_region_release(rs_server *s, rs_region *reg);
 /* Opens one region: OPENED, ALREADY_OPENED, or FAILED_OPENING (error logged). */
 int rs_region_open(rs_server *s, const table_schema *schema, const region_info *info);
@@ -175,6 +182,11 @@ int rs_region_open_status(rs_server *s, const table_schema *schema, const region
                           int *why);
 /* Closes a region; in cluster mode a flushed close also gives up its ownership znode. */
 int rs_region_close(rs_server *s, const char *name, bool flush);
+/* The same for a close that the master sent with where the region goes (hint: a packed
+ * RegionMovedHint, NULL/0 for none): the hint is kept from the start of the close, so
+ * calls that find the region closing or gone get ST_REGION_MOVED; it is dropped if the
+ * close fails. */
+int rs_region_close_moved(rs_server *s, const char *name, const uint8_t *hint, size_t hint_len);
 /* Closes every region (flush; on a failed flush the region is closed without one and its
  * edits stay in the WAL). Returns the number of regions that could not be flushed. */
 int rs_region_close_all(rs_server *s);

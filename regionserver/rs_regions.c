@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/status.h"
 #include "regionserver/rs_internal.h"
@@ -41,6 +42,21 @@ static void remove_entry(rs_server *s, rs_region *reg)
 
 int rs_region_acquire(rs_server *s, const char *name, rs_region **out)
 {
+    return rs_region_acquire_hint(s, name, out, NULL);
+}
+
+/* A call for a region absent or closing here: ST_REGION_MOVED with the hint if it was
+ * closed for a move, split or merge, else not_serving (its message already set). */
+static int moved_or(rs_server *s, const char *name, buf_t *hint, int not_serving)
+{
+    if (!hint || !rs_moved_get(s->moved, name, clock_mono_ns(), hint))
+        return not_serving;
+    return st_error(ST_REGION_MOVED, "region %s moved from %s (closed for a move, split or "
+                    "merge; the answer says where it went)", name, s->server_name);
+}
+
+int rs_region_acquire_hint(rs_server *s, const char *name, rs_region **out, buf_t *hint)
+{
     *out = NULL;
     int rc = ST_OK;
     pthread_mutex_lock(&s->mu);
@@ -56,7 +72,7 @@ int rs_region_acquire(rs_server *s, const char *name, rs_region **out)
         *out = reg;
     }
     pthread_mutex_unlock(&s->mu);
-    return rc;
+    return rc == ST_NOT_SERVING ? moved_or(s, name, hint, rc) : rc;
 }
 
 void rs_region_release(rs_server *s, rs_region *reg)
@@ -144,6 +160,7 @@ int rs_region_open_status(rs_server *s, const table_schema *schema, const region
     if (rc == ST_OK) {
         reg->r = r;
         reg->state = RS_REGION_OPEN;
+        rs_moved_forget(s->moved, info->encoded_name); /* here again: no longer moved */
     } else {
         remove_entry(s, reg);
     }
@@ -216,6 +233,20 @@ int rs_region_close(rs_server *s, const char *name, bool flush)
     LOG_INFO("region %s closed on %s%s", name, s->server_name, flush ? "" : " (no flush)");
     free(reg);
     return ST_OK;
+}
+
+int rs_region_close_moved(rs_server *s, const char *name, const uint8_t *hint, size_t hint_len)
+{
+    if (hint_len && rs_moved_put(s->moved, name, hint, hint_len, clock_mono_ns()) != ST_OK)
+        LOG_WARN("region %s: cannot keep where it moved: %s", name, st_errmsg());
+    int rc = rs_region_close(s, name, true);
+    if (rc != ST_OK && rc != ST_NOT_SERVING && hint_len) {
+        char why[512];
+        snprintf(why, sizeof(why), "%s", st_errmsg());
+        rs_moved_forget(s->moved, name); /* still here (or never was) */
+        st_error(rc, "%s", why);
+    }
+    return rc;
 }
 
 int rs_region_close_all(rs_server *s)

@@ -238,8 +238,10 @@ void rs_scanners_stop(rs_server *s)
 
 /* ---- the Scan call ---- */
 
-/* Opens a scanner for req (which it takes over). The scanner is busy on return. */
-static int open_scanner(rs_server *s, Strata__Client__ScanRequest *req, rs_scanner **out)
+/* Opens a scanner for req (which it takes over). The scanner is busy on return. A region
+ * that moved away fails ST_REGION_MOVED with its hint in *hint. */
+static int open_scanner(rs_server *s, Strata__Client__ScanRequest *req, rs_scanner **out,
+                        buf_t *hint)
 {
     *out = NULL;
     rs_region *reg = NULL;
@@ -250,7 +252,7 @@ static int open_scanner(rs_server *s, Strata__Client__ScanRequest *req, rs_scann
     }
     sc->req = req;
     scan_result_init(&sc->pending);
-    int rc = rs_region_acquire(s, req->region->encoded_name, &reg);
+    int rc = rs_region_acquire_hint(s, req->region->encoded_name, &reg, hint);
     scan_spec spec;
     if (rc == ST_OK)
         rc = rs_spec_from_scan(reg->r, req->scan, &sc->pool, &spec, &sc->flt);
@@ -371,7 +373,7 @@ int rs_handle_scan(void *ctx, const rpc_request *req, rpc_reply *reply)
             rc = st_error(ST_INVALID_ARGUMENT, "Scan: neither a scanner id nor region and scan");
             goto done;
         }
-        rc = open_scanner(s, m, &sc); /* takes m over */
+        rc = open_scanner(s, m, &sc, &reply->hint); /* takes m over */
         if (rc == ST_OK)
             rc = serve(s, sc, sc->req, true, &pool, &resp);
         m = NULL;

@@ -226,8 +226,11 @@ int rs_server_new(const config *cfg, rs_server **out)
     if (!s)
         return st_error(ST_NOMEM, "region server: out of memory");
     int rc = read_settings(cfg, s);
+    if (rc == ST_OK && !(s->moved = rs_moved_new(RS_MOVED_MAX, RS_MOVED_TTL_MS)))
+        rc = st_error(ST_NOMEM, "region server: out of memory");
     if (rc != ST_OK) {
         rs_cluster_destroy(s);
+        rs_moved_free(s->moved);
         free(s);
         return rc;
     }
@@ -430,6 +433,7 @@ void rs_server_free(rs_server *s)
     rs_http_stop(s);
     free(s->regions);
     free(s->scanners);
+    rs_moved_free(s->moved);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->scan_mu);

@@ -241,6 +241,7 @@ static void sync_done(void *arg, rpc_result *res)
     pthread_mutex_lock(&w->mu);
     *w->res = *res;
     memset(&res->body, 0, sizeof(res->body)); /* taken */
+    memset(&res->hint, 0, sizeof(res->hint));
     w->done = true;
     pthread_cond_signal(&w->cv);
     pthread_mutex_unlock(&w->mu);
@@ -283,6 +284,7 @@ int rpc_client_call(rpc_client *c, const char *addr, const char *method, const v
 {
     rpc_result res;
     int rc = rpc_client_call_result(c, addr, method, req, req_len, timeout_ms, &res);
+    buf_free(&res.hint);
     if (rc != ST_OK)
         return rc;
     buf_free(resp);

@@ -35,10 +35,12 @@ typedef struct rpc_result {
     uint32_t retry_after_ms; /* on failure: server's hint, 0 = none */
     char message[512];       /* on failure: what failed, naming address, method and call id */
     buf_t body;              /* on ST_OK: the response body */
+    buf_t hint;              /* on failure: ExceptionResponse.hint (empty: none), e.g. the
+                              * packed RegionMovedHint of ST_REGION_MOVED (docs/rpc.md) */
 } rpc_result;
 
-/* Runs on the client's I/O thread; must not block. It may take res->body (leave a zeroed
- * buf_t behind); anything left in res is freed when it returns. */
+/* Runs on the client's I/O thread; must not block. It may take res->body and res->hint
+ * (leave a zeroed buf_t behind); anything left in res is freed when it returns. */
 typedef void (*rpc_done_fn)(void *arg, rpc_result *res);
 
 typedef struct rpc_client_opts {
@@ -71,7 +73,8 @@ void rpc_client_free(rpc_client *c);
 int rpc_client_call_async(rpc_client *c, const char *addr, const char *method, const void *req,
                           size_t req_len, int timeout_ms, rpc_done_fn done, void *arg);
 
-/* Sync call filling the whole result (res->body on success, to be freed with buf_free).
+/* Sync call filling the whole result (res->body on success, res->hint on a failure that
+ * carries one, each to be freed with buf_free).
  * Returns res->status, with the message also in st_errmsg(). */
 int rpc_client_call_result(rpc_client *c, const char *addr, const char *method, const void *req,
                            size_t req_len, int timeout_ms, rpc_result *res);

@@ -111,6 +111,7 @@ static void complete(cli_call *call, rpc_result *res)
     }
     call->done(call->arg, res);
     buf_free(&res->body);
+    buf_free(&res->hint);
     cli_call_free(call);
 }
 
@@ -279,6 +280,8 @@ static int on_answer(cli_conn *k, const rpc_frame *f)
     if (res.status != ST_OK) {
         res.retryable = h.code != ST_OK && h.retryable;
         res.retry_after_ms = h.retry_after_ms;
+        if (h.hint_len && buf_set(&res.hint, h.hint, h.hint_len) != ST_OK)
+            buf_free(&res.hint); /* out of memory: a hint is only a hint */
         snprintf(res.message, sizeof(res.message), "rpc call %u %s to %s: %s", call->id,
                  call->method, k->addr, h.message ? h.message : "out of memory");
     }

@@ -22,6 +22,7 @@ bool rpc_status_retryable(int code)
     case ST_REGION_TOO_BUSY:
     case ST_NOT_SERVING:
     case ST_REGION_OPENING:
+    case ST_REGION_MOVED:
     case ST_TIMEOUT:
     case ST_CLOSED:
     case ST_CONNECTION:
@@ -78,6 +79,14 @@ int rpc_header_encode_reply(buf_t *out, uint32_t call_id, const void *body, size
 int rpc_header_encode_error(buf_t *out, uint32_t call_id, int code, const char *message,
                             bool retryable, uint32_t retry_after_ms)
 {
+    return rpc_header_encode_error_hint(out, call_id, code, message, retryable, retry_after_ms,
+                                        NULL, 0);
+}
+
+int rpc_header_encode_error_hint(buf_t *out, uint32_t call_id, int code, const char *message,
+                                 bool retryable, uint32_t retry_after_ms, const uint8_t *hint,
+                                 size_t hint_len)
+{
     Strata__Rpc__ExceptionResponse e = STRATA__RPC__EXCEPTION_RESPONSE__INIT;
     e.exception_class_name = (char *)st_strerror(code);
     e.has_do_not_retry = 1;
@@ -88,6 +97,10 @@ int rpc_header_encode_error(buf_t *out, uint32_t call_id, int code, const char *
     if (retry_after_ms) {
         e.has_retry_after_ms = 1;
         e.retry_after_ms = retry_after_ms;
+    }
+    if (hint_len) {
+        e.has_hint = 1;
+        e.hint = (ProtobufCBinaryData){hint_len, (uint8_t *)hint};
     }
     Strata__Rpc__ResponseHeader h = STRATA__RPC__RESPONSE_HEADER__INIT;
     h.has_call_id = 1;
@@ -141,6 +154,16 @@ int rpc_header_decode_response(const uint8_t *p, size_t len, rpc_response_header
         out->message = strdup(e->message ? e->message : "");
         if (!out->message)
             rc = st_error(ST_NOMEM, "rpc response %u: out of memory", h->call_id);
+        if (rc == ST_OK && e->has_hint && e->hint.len) {
+            if ((out->hint = malloc(e->hint.len))) {
+                memcpy(out->hint, e->hint.data, e->hint.len);
+                out->hint_len = e->hint.len;
+            } else {
+                rc = st_error(ST_NOMEM, "rpc response %u: out of memory", h->call_id);
+            }
+        }
+        if (rc != ST_OK)
+            rpc_header_response_free(out);
     }
 out:
     strata__rpc__response_header__free_unpacked(h, NULL);
@@ -151,4 +174,7 @@ void rpc_header_response_free(rpc_response_header *h)
 {
     free(h->message);
     h->message = NULL;
+    free(h->hint);
+    h->hint = NULL;
+    h->hint_len = 0;
 }

@@ -29,6 +29,8 @@ typedef struct rpc_response_header {
     bool retryable;          /* on failure: !do_not_retry */
     uint32_t retry_after_ms; /* on failure: retry hint, 0 = none */
     char *message;           /* on failure: malloc'd message, else NULL */
+    uint8_t *hint;           /* on failure: malloc'd ExceptionResponse.hint bytes, else NULL */
+    size_t hint_len;
 } rpc_response_header;
 
 /* True for the statuses a caller may retry (busy, not serving, opening, timeout, closed,
@@ -49,6 +51,11 @@ int rpc_header_encode_reply(buf_t *out, uint32_t call_id, const void *body, size
  * retry_after_ms. */
 int rpc_header_encode_error(buf_t *out, uint32_t call_id, int code, const char *message,
                             bool retryable, uint32_t retry_after_ms);
+/* The same with ExceptionResponse.hint (hint_len 0: none), the packed RegionMovedHint of an
+ * ST_REGION_MOVED answer (docs/rpc.md "RegionMoved hints"). */
+int rpc_header_encode_error_hint(buf_t *out, uint32_t call_id, int code, const char *message,
+                                 bool retryable, uint32_t retry_after_ms, const uint8_t *hint,
+                                 size_t hint_len);
 
 /* Unpacks a request header. ST_OK; ST_PROTOCOL if the bytes are not a RequestHeader, or
  * call_id or method_name is missing, or the method is empty or too long. */

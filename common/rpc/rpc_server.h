@@ -34,10 +34,13 @@ typedef struct rpc_request {
 } rpc_request;
 
 /* What a handler fills. body starts empty and is sent on success; retry_after_ms is a
- * retry hint sent with an error. */
+ * retry hint sent with an error, and hint (starts empty) the bytes sent with an error as
+ * ExceptionResponse.hint (a packed RegionMovedHint with ST_REGION_MOVED, docs/rpc.md).
+ * The server frees both. */
 typedef struct rpc_reply {
     buf_t body;
     uint32_t retry_after_ms;
+    buf_t hint;
 } rpc_reply;
 
 /* A method. Returns ST_OK with the response in reply->body, or a negative status with the

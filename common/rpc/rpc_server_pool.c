@@ -38,11 +38,13 @@ void srv_call_free(srv_call *call)
 }
 
 /* Encodes an error answer into call->out; on failure the call goes unanswered. */
-static void answer_error(srv_call *c, int code, const char *msg, uint32_t retry_after_ms)
+static void answer_error(srv_call *c, int code, const char *msg, uint32_t retry_after_ms,
+                         const buf_t *hint)
 {
     buf_reset(&c->out);
-    if (rpc_header_encode_error(&c->out, c->hdr.call_id, code, msg, rpc_status_retryable(code),
-                                retry_after_ms) != ST_OK)
+    if (rpc_header_encode_error_hint(&c->out, c->hdr.call_id, code, msg,
+                                     rpc_status_retryable(code), retry_after_ms,
+                                     hint ? hint->data : NULL, hint ? hint->len : 0) != ST_OK)
         LOG_ERROR("rpc server: call %u %s from %s: cannot encode error answer: %s", c->hdr.call_id,
                   c->hdr.method, c->conn->peer, st_errmsg());
 }
@@ -64,7 +66,7 @@ void srv_pool_submit(rpc_server *s, srv_call *call)
     char msg[256];
     snprintf(msg, sizeof(msg), "server busy: call %u %s from %s rejected, %zu calls queued",
              call->hdr.call_id, call->hdr.method, call->conn->peer, cap);
-    answer_error(call, ST_SERVER_BUSY, msg, s->opts.busy_retry_after_ms);
+    answer_error(call, ST_SERVER_BUSY, msg, s->opts.busy_retry_after_ms, NULL);
     srv_conn_write(call->conn, &call->out);
     srv_call_free(call);
 }
@@ -92,7 +94,7 @@ static void run_call(rpc_server *s, srv_call *c)
         SRV_STAT_ADD(s, expired, 1);
         snprintf(msg, sizeof(msg), "call %u %s from %s: deadline of %u ms passed while queued",
                  c->hdr.call_id, c->hdr.method, c->conn->peer, c->hdr.deadline_ms);
-        answer_error(c, ST_TIMEOUT, msg, 0);
+        answer_error(c, ST_TIMEOUT, msg, 0, NULL);
         return;
     }
     rpc_request req = {.method = c->hdr.method,
@@ -110,8 +112,10 @@ static void run_call(rpc_server *s, srv_call *c)
         rc = rpc_header_encode_reply(&c->out, c->hdr.call_id, reply.body.data, reply.body.len,
                                      s->opts.max_frame);
     if (rc != ST_OK)
-        answer_error(c, rc < 0 ? rc : ST_INTERNAL, st_errmsg(), reply.retry_after_ms);
+        answer_error(c, rc < 0 ? rc : ST_INTERNAL, st_errmsg(), reply.retry_after_ms,
+                     &reply.hint);
     buf_free(&reply.body);
+    buf_free(&reply.hint);
 }
 
 /* Answers are sent from the handler thread only while at most this many calls are in

@@ -301,6 +301,7 @@ static void every_status_classified(void **state)
         {ST_SERVER_BUSY, RETRY_KEEP},
         {ST_CLOSED, RETRY_INVALIDATE},
         {ST_TABLE_DISABLED, RETRY_FATAL},
+        {ST_REGION_MOVED, RETRY_INVALIDATE},
         {ST_TIMEOUT, RETRY_INVALIDATE},
         {ST_PERMISSION, RETRY_FATAL},
         {ST_NOMEM, RETRY_FATAL},

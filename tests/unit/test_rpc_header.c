@@ -62,6 +62,44 @@ static void test_request_roundtrip(void **state)
     buf_free(&b);
 }
 
+/* ExceptionResponse.hint (19) travels as opaque bytes with ST_REGION_MOVED; an error
+ * without one decodes with no hint. */
+static void test_error_hint_roundtrip(void **state)
+{
+    buf_t b = {0};
+    const uint8_t hint[] = {0x0a, 0x03, 0x0a, 0x01, 'r'};
+    assert_int_equal(rpc_header_encode_error_hint(&b, 7, ST_REGION_MOVED, "region r moved", true,
+                                                  0, hint, sizeof(hint)),
+                     ST_OK);
+    rpc_frame_decoder d;
+    rpc_frame f = one_frame(&d, &b);
+    rpc_response_header h;
+    assert_int_equal(rpc_header_decode_response(f.header, f.header_len, &h), ST_OK);
+    assert_int_equal(h.code, ST_REGION_MOVED);
+    assert_true(h.retryable);
+    assert_int_equal(h.hint_len, sizeof(hint));
+    assert_memory_equal(h.hint, hint, sizeof(hint));
+    rpc_header_response_free(&h);
+    assert_null(h.hint);
+    Strata__Rpc__ResponseHeader *raw =
+        strata__rpc__response_header__unpack(NULL, f.header_len, f.header);
+    assert_non_null(raw);
+    assert_true(raw->exception->has_hint);
+    assert_string_equal(raw->exception->exception_class_name, "region moved");
+    strata__rpc__response_header__free_unpacked(raw, NULL);
+    rpc_frame_decoder_free(&d);
+
+    buf_reset(&b);
+    assert_int_equal(rpc_header_encode_error(&b, 8, ST_NOT_SERVING, "gone", true, 0), ST_OK);
+    f = one_frame(&d, &b);
+    assert_int_equal(rpc_header_decode_response(f.header, f.header_len, &h), ST_OK);
+    assert_null(h.hint);
+    assert_int_equal(h.hint_len, 0);
+    rpc_header_response_free(&h);
+    rpc_frame_decoder_free(&d);
+    buf_free(&b);
+}
+
 static void test_error_roundtrip(void **state)
 {
     buf_t b = {0};
@@ -180,7 +218,7 @@ static void test_exception_without_code_is_internal(void **state)
 static void test_retryable_statuses(void **state)
 {
     const int yes[] = {ST_SERVER_BUSY, ST_REGION_TOO_BUSY, ST_NOT_SERVING, ST_REGION_OPENING,
-                       ST_TIMEOUT,     ST_CLOSED,          ST_CONNECTION};
+                       ST_REGION_MOVED, ST_TIMEOUT,        ST_CLOSED,      ST_CONNECTION};
     const int no[] = {
         ST_OK,          ST_IO,       ST_CORRUPTION, ST_INVALID_ARGUMENT, ST_UNKNOWN_FAMILY,
         ST_UNSUPPORTED, ST_PROTOCOL, ST_INTERNAL};
@@ -205,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_corrupt_headers_rejected),
         cmocka_unit_test(test_exception_without_code_is_internal),
         cmocka_unit_test(test_retryable_statuses),
+        cmocka_unit_test(test_error_hint_roundtrip),
     };
     return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -21,7 +21,7 @@ static const int all_codes[] = {
     ST_NOT_FOUND,   ST_EXISTS,      ST_INVALID_ARGUMENT, ST_UNKNOWN_FAMILY,
     ST_ORDER,       ST_NOT_SERVING, ST_REGION_OPENING,   ST_REGION_TOO_BUSY,
     ST_SERVER_BUSY, ST_CLOSED,      ST_TIMEOUT,          ST_PERMISSION,
-    ST_NOMEM,       ST_UNSUPPORTED, ST_INTERNAL,
+    ST_NOMEM,       ST_UNSUPPORTED, ST_INTERNAL,         ST_REGION_MOVED,
 };
 #define N_CODES (sizeof(all_codes) / sizeof(all_codes[0]))
 
@@ -35,6 +35,7 @@ static void test_codes_are_wire_constants(void **state)
     assert_int_equal(ST_EXISTS, -21);
     assert_int_equal(ST_INVALID_ARGUMENT, -30);
     assert_int_equal(ST_NOT_SERVING, -40);
+    assert_int_equal(ST_REGION_MOVED, -46);
     assert_int_equal(ST_TIMEOUT, -50);
     assert_int_equal(ST_PERMISSION, -60);
     assert_int_equal(ST_NOMEM, -70);

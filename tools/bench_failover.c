@@ -27,7 +27,9 @@
  *              a merge both parents gone and the merged region there. For a master kill
  *              this is when a master answers again (the regions never closed).
  *   settled    recovered, no region in transition, every process of the cluster running
- *              and every region server live at the master.
+ *              and every region server live at the master. The next fault then also
+ *              waits until every client thread has succeeded again (wait_resumed), and
+ *              --interval-ms more.
  *
  * The fault's instant is the monotonic time just before its signal or admin call; its
  * window, over which each thread's longest gap counts, runs from there to the next
@@ -629,6 +631,8 @@ static void inject_move(drill *d, fault_rec *f)
      * followed the move find the new location dead. */
     f->proc = rs_of(d, f->dest);
     snprintf(f->server, sizeof(f->server), "%s", f->dest);
+    if (f->proc)
+        snprintf(f->target, sizeof(f->target), "%.32s->%.16s", r->name, f->proc->name);
     if (!f->proc || !cluster_signal(&d->cs, f->proc, SIGKILL))
         fail(f, "kill-after-move", "the destination is not one of the cluster's running servers");
 }
@@ -959,14 +963,29 @@ static int open_admins(drill *d)
     return rc;
 }
 
+/* Waits until every client thread succeeded again after the fault settled, so that the
+ * next fault starts from a load that recovered too (a stall never spans two faults). */
+static void wait_resumed(drill *d, const bfo_load *l, fault_rec *f)
+{
+    uint64_t deadline = clock_mono_ns() + (uint64_t)d->o.settle_timeout_ms * 1000000ull;
+    while (f->t_settled && !bfo_load_resumed_since(l, f->t_settled)) {
+        if (clock_mono_ns() >= deadline) {
+            fail(f, "load", "a client thread had no successful call within the settle timeout");
+            return;
+        }
+        clock_sleep_ms(10);
+    }
+}
+
 /* Injects the faults one after the other into faults[]; returns how many ran. */
-static size_t run_faults(drill *d, fault_rec *faults)
+static size_t run_faults(drill *d, const bfo_load *l, fault_rec *faults)
 {
     size_t n = 0;
     for (int i = 0; i < d->o.faults; i++) {
         sleep_until(clock_mono_ns() + (uint64_t)d->o.interval_ms * 1000000ull);
         fault_rec *f = &faults[n++];
         run_fault(d, f);
+        wait_resumed(d, l, f);
         if (!d->o.json)
             fprintf(stderr, "strata bench failover: fault %d %s %s: recovered %s, %s\n", i + 1,
                     kind_names[d->o.kind], f->target, f->t_recovered ? "yes" : "no",
@@ -1008,7 +1027,7 @@ static int drill_run(drill *d)
                d->o.faults, kind_names[d->o.kind], d->cs.dir, d->o.table, d->snap->n,
                d->o.writers, d->o.batch, d->o.readers, d->o.rate);
     fflush(stdout);
-    size_t n = run_faults(d, faults);
+    size_t n = run_faults(d, l, faults);
     uint64_t load_end = clock_mono_ns();
     bfo_load_stop(l);
     run_result r;

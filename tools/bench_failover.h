@@ -78,6 +78,9 @@ int bfo_load_start(const bfo_load_opts *o, bfo_load **out);
 void bfo_load_stop(bfo_load *l);
 void bfo_load_free(bfo_load *l);
 
+/* While running: whether every thread had a successful call that returned at t_ns or
+ * later (the drill waits for it before the next fault). */
+bool bfo_load_resumed_since(const bfo_load *l, uint64_t t_ns);
 size_t bfo_load_threads(const bfo_load *l); /* writers first, then readers */
 bool bfo_load_is_writer(const bfo_load *l, size_t i);
 /* After stop: thread i's longest kept gap that overlaps [from_ns, to_ns] (monotonic),

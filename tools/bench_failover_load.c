@@ -46,7 +46,7 @@ typedef struct bfo_thread {
     ack_log log;
     gap *gaps;
     size_t ngaps, gaps_cap;
-    uint64_t last_ok_ns;
+    _Atomic uint64_t last_ok_ns; /* read live by bfo_load_resumed_since */
     uint64_t calls, reads, misses, retryable, fatal;
 } bfo_thread;
 
@@ -382,6 +382,14 @@ void bfo_load_free(bfo_load *l)
     pthread_mutex_destroy(&l->err_mu);
     free(l->t);
     free(l);
+}
+
+bool bfo_load_resumed_since(const bfo_load *l, uint64_t t_ns)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (atomic_load(&l->t[i].last_ok_ns) < t_ns)
+            return false;
+    return true;
 }
 
 size_t bfo_load_threads(const bfo_load *l)

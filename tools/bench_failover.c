@@ -81,15 +81,15 @@ typedef enum fault_kind {
     FAULT_KINDS
 } fault_kind;
 
-static const char *const kind_names[FAULT_KINDS] = {"kill", "pause", "master", "move",
-                                                    "kill-after-move", "split", "merge"};
+static const char *const kind_names[FAULT_KINDS] = {
+    "kill", "pause", "master", "move", "kill-after-move", "split", "merge"};
 
 typedef struct fo_opts {
     const char *dir, *table;
     fault_kind kind;
     int faults, interval_ms, writers, readers, batch, regions, value_size;
     double rate;
-    int pause_ms; /* 0: session timeout + 2 s */
+    int pause_ms;                      /* 0: session timeout + 2 s */
     int rpc_timeout_ms, op_timeout_ms; /* 0: the client's defaults */
     int recovery_timeout_ms, settle_timeout_ms, poll_ms;
     bool json;
@@ -114,12 +114,12 @@ typedef struct snapshot {
 
 /* What a fault did and what recovery means for it. */
 typedef struct fault_rec {
-    char target[64];   /* rs-2, master-1, or a region's encoded name */
-    char server[128];  /* the faulted server instance ("host,port,startcode"), if any */
-    char dest[128];    /* move: where the region went */
+    char target[64];     /* rs-2, master-1, or a region's encoded name */
+    char server[128];    /* the faulted server instance ("host,port,startcode"), if any */
+    char dest[128];      /* move: where the region went */
     char regions[2][64]; /* split: the parent; merge: the parents */
     char merged[64];
-    cluster_proc *proc; /* the process signalled, if any */
+    cluster_proc *proc;                       /* the process signalled, if any */
     uint64_t t_fault, t_recovered, t_settled; /* monotonic ns; 0: did not happen */
     bool failed;
     char error[300];
@@ -213,7 +213,10 @@ typedef struct int_flag {
     int lo, hi;
 } int_flag;
 
-#define FLAG(n, field, lo, hi) {n, offsetof(fo_opts, field), lo, hi}
+#define FLAG(n, field, lo, hi)                                                                     \
+    {                                                                                              \
+        n, offsetof(fo_opts, field), lo, hi                                                        \
+    }
 static const int_flag int_flags[] = {
     FLAG("--faults", faults, 1, 1000),
     FLAG("--interval-ms", interval_ms, 0, 3600000),
@@ -232,10 +235,19 @@ static const int_flag int_flags[] = {
 
 static int parse_args(int argc, char **argv, fo_opts *o)
 {
-    *o = (fo_opts){.table = DEFAULT_TABLE, .kind = FAULT_KINDS, .faults = 10,
-                   .interval_ms = 3000, .writers = 2, .readers = 2, .batch = 1, .regions = 6,
-                   .value_size = 64, .rate = 200, .recovery_timeout_ms = 60000,
-                   .settle_timeout_ms = 90000, .poll_ms = 50};
+    *o = (fo_opts){.table = DEFAULT_TABLE,
+                   .kind = FAULT_KINDS,
+                   .faults = 10,
+                   .interval_ms = 3000,
+                   .writers = 2,
+                   .readers = 2,
+                   .batch = 1,
+                   .regions = 6,
+                   .value_size = 64,
+                   .rate = 200,
+                   .recovery_timeout_ms = 60000,
+                   .settle_timeout_ms = 90000,
+                   .poll_ms = 50};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool done = false;
@@ -355,8 +367,8 @@ static void read_regions(const strata_region_list_t *l, snapshot *s)
 static void read_status(const strata_cluster_status_t *st, snapshot *s)
 {
     s->nlive = 0;
-    for (size_t i = 0; i < strata_cluster_status_live_server_count(st) && s->nlive < CLUSTER_MAX_PROCS;
-         i++)
+    for (size_t i = 0;
+         i < strata_cluster_status_live_server_count(st) && s->nlive < CLUSTER_MAX_PROCS; i++)
         snprintf(s->live[s->nlive++], sizeof(s->live[0]), "%s",
                  strata_server_load_name(strata_cluster_status_live_server(st, i)));
     s->rit = strata_cluster_status_in_transition_count(st);
@@ -470,8 +482,8 @@ static bool pred_recovered(drill *d, const snapshot *s, const fault_rec *f)
     switch (d->o.kind) {
     case FAULT_MOVE: {
         const region_view *r = find_region(s, f->target);
-        return r && (f->dest[0] ? strcmp(r->server, f->dest) == 0
-                                : strcmp(r->server, f->server) != 0);
+        return r &&
+               (f->dest[0] ? strcmp(r->server, f->dest) == 0 : strcmp(r->server, f->server) != 0);
     }
     case FAULT_SPLIT:
         return !find_region(s, f->regions[0]);
@@ -732,8 +744,7 @@ static void wait_exit_after_pause(drill *d, cluster_proc *p)
 {
     sleep_until(d->resume_ns);
     resume_due(d, true);
-    uint64_t deadline =
-        clock_mono_ns() + (uint64_t)(d->cs.session_timeout_ms + 5000) * 1000000ull;
+    uint64_t deadline = clock_mono_ns() + (uint64_t)(d->cs.session_timeout_ms + 5000) * 1000000ull;
     int ms = d->o.pause_ms ? d->o.pause_ms : d->cs.session_timeout_ms + 2000;
     if (ms <= d->cs.session_timeout_ms)
         return; /* its session did not expire: it goes on serving */
@@ -747,7 +758,8 @@ static void after_fault(drill *d, fault_rec *f)
     cluster_proc *p = f->proc;
     if (d->o.kind == FAULT_PAUSE && p)
         wait_exit_after_pause(d, p);
-    if (p && !cluster_alive(&d->cs, p) && cluster_restart_proc(&d->cs, p, RESTART_TIMEOUT_MS) != ST_OK)
+    if (p && !cluster_alive(&d->cs, p) &&
+        cluster_restart_proc(&d->cs, p, RESTART_TIMEOUT_MS) != ST_OK)
         fail(f, "restart", st_errmsg());
 }
 
@@ -841,8 +853,8 @@ static void print_fault(const drill *d, const bfo_load *l, int i, const fault_re
                "\"batch\":%d,\"stall_ms\":%.1f,\"writer_stall_median_ms\":%.1f,"
                "\"writer_stall_max_ms\":%.1f,\"reader_stall_median_ms\":%.1f,"
                "\"reader_stall_max_ms\":%.1f,\"thread_stall_ms\":[",
-               kind, i + 1, f->target, f->server, f->dest, d->o.batch, g->stall, g->w_med,
-               g->w_max, g->r_med, g->r_max);
+               kind, i + 1, f->target, f->server, f->dest, d->o.batch, g->stall, g->w_med, g->w_max,
+               g->r_med, g->r_max);
         for (size_t t = 0; t < bfo_load_threads(l); t++)
             printf("%s%.1f", t ? "," : "", g->thread[t]);
         printf("],\"recovery_ms\":%.1f,\"settled_ms\":%.1f,\"ok\":%s", g->recovery, g->settled,
@@ -882,20 +894,19 @@ static void print_summary(const drill *d, double *stalls, double *recs, size_t n
                ",\"acked\":%" PRIu64 ",\"reads\":%" PRIu64 ",\"misses\":%" PRIu64
                ",\"retryable\":%" PRIu64 ",\"non_retryable\":%" PRIu64 ",\"read_back\":%" PRIu64
                ",\"missing\":%" PRIu64 ",\"ok\":%s}\n",
-               kind_names[d->o.kind], n, r->failed_faults, d->o.batch, d->o.writers,
-               d->o.readers, sm, sx, rm, rx, t->write_calls, t->acked, t->reads, t->misses,
-               t->retryable, t->fatal, v->scanned + v->got, v->missing, r->ok ? "true" : "false");
+               kind_names[d->o.kind], n, r->failed_faults, d->o.batch, d->o.writers, d->o.readers,
+               sm, sx, rm, rx, t->write_calls, t->acked, t->reads, t->misses, t->retryable,
+               t->fatal, v->scanned + v->got, v->missing, r->ok ? "true" : "false");
         return;
     }
     printf("failover %s: %zu fault(s), batch %d, %d writer(s), %d reader(s): stall median %.1f ms "
            "max %.1f ms; recovery median %.1f ms max %.1f ms\n",
            kind_names[d->o.kind], n, d->o.batch, d->o.writers, d->o.readers, sm, sx, rm, rx);
     printf("load: %" PRIu64 " write calls, %" PRIu64 " rows acknowledged, %" PRIu64
-           " reads, %" PRIu64 " misses, %" PRIu64 " retryable errors, %" PRIu64
-           " non-retryable\n",
+           " reads, %" PRIu64 " misses, %" PRIu64 " retryable errors, %" PRIu64 " non-retryable\n",
            t->write_calls, t->acked, t->reads, t->misses, t->retryable, t->fatal);
-    printf("read-back: %" PRIu64 " of %" PRIu64 " acknowledged rows (%" PRIu64 " by the scan, %" PRIu64
-           " by gets), %" PRIu64 " missing%s%s\n",
+    printf("read-back: %" PRIu64 " of %" PRIu64 " acknowledged rows (%" PRIu64
+           " by the scan, %" PRIu64 " by gets), %" PRIu64 " missing%s%s\n",
            v->scanned + v->got, v->acked, v->scanned, v->got, v->missing,
            v->missing ? ", first " : "", v->missing ? v->first_missing : "");
     printf("result: %s\n", r->ok ? "OK" : "FAILED");
@@ -928,7 +939,8 @@ static void report(drill *d, const bfo_load *l, const fault_rec *faults, size_t 
     if (r->ver.error[0])
         fprintf(stderr, "strata bench failover: read-back: %s\n", r->ver.error);
     if (r->ver.foreign_rows)
-        fprintf(stderr, "strata bench failover: read-back: %" PRIu64 " rows with a bad key or value\n",
+        fprintf(stderr,
+                "strata bench failover: read-back: %" PRIu64 " rows with a bad key or value\n",
                 r->ver.foreign_rows);
 }
 
@@ -1014,9 +1026,14 @@ static int drill_run(drill *d)
         rc = st_error(ST_INVALID_ARGUMENT, "client: %s", err ? err : "?");
     if (rc == ST_OK && !(t = strata_table_open(c, d->o.table)))
         rc = st_error(ST_NOMEM, "out of memory");
-    bfo_load_opts lo = {.table = t, .family = FAMILY, .qualifier = QUALIFIER,
-                        .writers = d->o.writers, .readers = d->o.readers, .batch = d->o.batch,
-                        .value_size = d->o.value_size, .rate = d->o.rate};
+    bfo_load_opts lo = {.table = t,
+                        .family = FAMILY,
+                        .qualifier = QUALIFIER,
+                        .writers = d->o.writers,
+                        .readers = d->o.readers,
+                        .batch = d->o.batch,
+                        .value_size = d->o.value_size,
+                        .rate = d->o.rate};
     if (rc == ST_OK)
         rc = bfo_load_start(&lo, &l);
     if (rc != ST_OK)
@@ -1024,8 +1041,8 @@ static int drill_run(drill *d)
     if (!d->o.json)
         printf("strata bench failover: %d %s fault(s) on %s, table %s (%zu regions), %d writer(s) "
                "(batch %d), %d reader(s), %.0f calls/s per thread\n",
-               d->o.faults, kind_names[d->o.kind], d->cs.dir, d->o.table, d->snap->n,
-               d->o.writers, d->o.batch, d->o.readers, d->o.rate);
+               d->o.faults, kind_names[d->o.kind], d->cs.dir, d->o.table, d->snap->n, d->o.writers,
+               d->o.batch, d->o.readers, d->o.rate);
     fflush(stdout);
     size_t n = run_faults(d, l, faults);
     uint64_t load_end = clock_mono_ns();

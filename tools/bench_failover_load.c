@@ -198,9 +198,8 @@ static strata_mutation_t *make_put(const bfo_load *l, int w, uint32_t seq, char 
     fill_value(row, rl, value, (size_t)l->o.value_size);
     strata_mutation_t *m = strata_put_create(row, rl);
     if (m)
-        strata_put_add(m, l->o.family, strlen(l->o.family), l->o.qualifier,
-                       strlen(l->o.qualifier), STRATA_LATEST_TIMESTAMP, value,
-                       (size_t)l->o.value_size);
+        strata_put_add(m, l->o.family, strlen(l->o.family), l->o.qualifier, strlen(l->o.qualifier),
+                       STRATA_LATEST_TIMESTAMP, value, (size_t)l->o.value_size);
     return m;
 }
 
@@ -451,8 +450,8 @@ static void scan_all(const bfo_load *l, strata_table_t *tb, uint8_t **seen, bfo_
     while (sc && !err && (res = strata_scanner_next(sc, &err)) != NULL) {
         size_t rl = 0, vl = 0;
         const char *row = strata_result_row(res, &rl);
-        const char *v = strata_result_value(res, l->o.family, strlen(l->o.family),
-                                            l->o.qualifier, strlen(l->o.qualifier), &vl);
+        const char *v = strata_result_value(res, l->o.family, strlen(l->o.family), l->o.qualifier,
+                                            strlen(l->o.qualifier), &vl);
         int w;
         uint32_t seq;
         if (parse_row(row, rl, &w, &seq) && w < l->o.writers && seq < l->t[w].next_seq &&
@@ -480,8 +479,8 @@ static bool get_row(const bfo_load *l, strata_table_t *tb, int w, uint32_t seq, 
     strata_get_t *g = strata_get_create(row, rl);
     strata_result_t *res = strata_table_get(tb, g, &err);
     strata_get_destroy(g);
-    const char *v = res ? strata_result_value(res, l->o.family, strlen(l->o.family),
-                                              l->o.qualifier, strlen(l->o.qualifier), &vl)
+    const char *v = res ? strata_result_value(res, l->o.family, strlen(l->o.family), l->o.qualifier,
+                                              strlen(l->o.qualifier), &vl)
                         : NULL;
     bool ok = !err && value_ok(row, rl, v, vl, (size_t)l->o.value_size);
     if (err && !r->error[0])

@@ -164,8 +164,7 @@ static void bad_arguments_are_refused(void **state)
     (void)state;
     const char *bin = getenv("STRATA_BIN");
     const char *bad[] = {"--fault kill", "--dir /nonexistent", "--dir /tmp --fault nosuch",
-                         "--dir /tmp --fault kill --faults 0",
-                         "--dir /tmp --fault kill --batch x"};
+                         "--dir /tmp --fault kill --faults 0", "--dir /tmp --fault kill --batch x"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char cmd[512];
         snprintf(cmd, sizeof(cmd), "%s bench failover %s >/dev/null 2>&1", bin, bad[i]);

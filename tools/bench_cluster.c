@@ -124,7 +124,8 @@ static void usage(FILE *out)
                  "                    [--table NAME] [--split-policy NAME] [--max-filesize SIZE]\n"
                  "                    [--flush-size SIZE] [--table-value KEY=VALUE]... WORKLOAD...\n"
                  "  WORKLOAD: sequentialWrite randomWrite sequentialRead randomRead scan\n"
-                 "  (strata bench engine ... runs the storage-engine benchmark)\n");
+                 "  (strata bench engine ... runs the storage-engine benchmark,\n"
+                 "   strata bench failover ... a failover drill on a local cluster)\n");
 }
 
 static void help(FILE *out)

@@ -137,5 +137,10 @@ int cluster_status_main(const char *dir);
 int cluster_stop_main(const char *dir, int timeout_ms);
 int cluster_kill_main(const char *dir, const char *name);
 int cluster_restart_main(const char *dir, const char *name, int timeout_ms);
+/* restart's work on one process of s, for callers that hold the state (`strata bench
+ * failover`): SIGTERM if alive (SIGKILL after 30 s), the same command line and ports
+ * again, the new pid recorded in s and its state file, then the wait for ZooKeeper's
+ * "imok" or the ready file (at most timeout_ms). ST_OK or the failure with its message. */
+int cluster_restart_proc(cluster_state *s, cluster_proc *p, int timeout_ms);
 
 #endif

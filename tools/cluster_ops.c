@@ -140,7 +140,7 @@ static int wait_started(const cluster_state *s, const cluster_proc *p, int timeo
     return ST_OK;
 }
 
-static int restart_proc(cluster_state *s, cluster_proc *p, int timeout_ms)
+int cluster_restart_proc(cluster_state *s, cluster_proc *p, int timeout_ms)
 {
     char ready[CLUSTER_PATH_MAX];
     int rc = ST_OK;
@@ -169,7 +169,7 @@ int cluster_restart_main(const char *dir, const char *name, int timeout_ms)
     cluster_proc *p = cluster_resolve(&s, name);
     if (!p)
         fprintf(stderr, "strata cluster restart: %s\n", st_errmsg());
-    else if (restart_proc(&s, p, timeout_ms) != ST_OK)
+    else if (cluster_restart_proc(&s, p, timeout_ms) != ST_OK)
         fprintf(stderr, "strata cluster restart: %s\n", st_errmsg());
     else {
         printf("restarted %s (pid %ld) on 127.0.0.1:%d\n", p->name, (long)p->pid, p->rpc_port);

@@ -7,7 +7,8 @@
 
 /* strata bench engine [--num N] [--workloads w1,w2,...] [--value-size B] [--json]
  *                     [--threads T] [--dir D] [--engines e1,...]
- * argv[1] is the mode; only "engine" exists so far (tools/bench_engine.c). */
+ * argv[1] is the mode: "engine" (tools/bench_engine.c), "failover" (bench_failover_main),
+ * anything else the cluster mode below. */
 int bench_main(int argc, char **argv);
 /* strata bench [--rows N] [--threads T] [--value-size B] [--json] [--server host:port]
  *              [--regions R] [--concurrent] [--autoflush] [--table NAME]
@@ -15,6 +16,12 @@ int bench_main(int argc, char **argv);
  *              [--table-value KEY=VALUE]... WORKLOAD...
  * (cluster mode, tools/bench_cluster.c; --help lists every option) */
 int bench_cluster_main(int argc, char **argv);
+
+/* strata bench failover --dir D --fault KIND [--faults N] [--writers W] [--readers R]
+ *                       [--batch B] ... : a failover drill against a local cluster
+ * (argv[0] is "failover"; tools/bench_failover.c, docs/performance.md; --help lists every
+ * option). */
+int bench_failover_main(int argc, char **argv);
 
 /* strata regionserver [--config F] [--KEY=VALUE ...] [--print-config]
  * (tools/regionserver_main.c; docs/regionserver.md). */

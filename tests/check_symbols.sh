@@ -28,7 +28,8 @@ for lib in so a; do
     fail=1
   fi
   for f in strata_client_open strata_table_put strata_error_code strata_code_name \
-           strata_admin_open strata_admin_cluster_status strata_table_descriptor_create; do
+           strata_admin_open strata_admin_cluster_status strata_table_descriptor_create \
+           strata_set_log_level strata_get_log_level strata_set_log_sink; do
     grep -qx "$f" <<<"$syms" || { echo "symbols: $file lacks $f" >&2; fail=1; }
   done
 done

@@ -15,9 +15,10 @@
  *   rs-1 2004 41006 41007
  *
  * Process names: `zk` (its rpc port is the client port; no http port), `master-1..M`,
- * `rs-1..N`. A pid counts as alive only if the process runs, is not a zombie, and its
- * command line is the one this cluster started (it names the cluster's directory), so a
- * recycled pid is never signalled.
+ * `rs-1..N`. A pid counts as alive only if the process runs, is not a zombie (any of its
+ * threads is neither a zombie nor dead: a main thread that exited leaves the others
+ * holding the ports), and its command line is the one this cluster started (it names the
+ * cluster's directory), so a recycled pid is never signalled.
  *
  * Thread-safety: none needed; the command runs on one thread.
  */
@@ -90,6 +91,9 @@ int cluster_write_zoo_cfg(const cluster_state *s, int port);
 /* Starts p detached (own session, output appended to its log, stdin /dev/null) with the
  * command line its kind needs; sets p->pid. */
 int cluster_spawn(const cluster_state *s, cluster_proc *p);
+/* Whether pid runs: one of its threads (/proc/<pid>/task/<tid>) is neither a zombie nor
+ * dead. Reaps pid if it is our own child that ended. */
+bool cluster_pid_running(pid_t pid);
 /* Whether p->pid runs and is this cluster's process p (see the file comment). */
 bool cluster_alive(const cluster_state *s, const cluster_proc *p);
 /* Sends sig to p if it is alive; true if it was. */

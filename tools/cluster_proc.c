@@ -15,9 +15,16 @@
  * directory (ZooKeeper's <dir>/zk/zoo.cfg; a server's --*.ready.file=<dir>/run/<name>.ready);
  * cluster_alive() reads /proc/<pid>/cmdline and requires it.
  *
+ * Liveness counts threads: a process is alive while any of its threads
+ * (/proc/<pid>/task/<tid>) is neither a zombie nor dead. A server whose main thread
+ * returned is a zombie leader while its other threads still run and still hold its
+ * ports; counting it dead let `restart` start the new one into "Address already in
+ * use". Its command line is then read through a live thread (the leader's is empty).
+ *
  * Thread-safety: none needed; one command on one thread.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -292,15 +299,58 @@ int cluster_spawn(const cluster_state *s, cluster_proc *p)
 
 /* ---- liveness and signals ---- */
 
-/* Whether /proc/<pid>/cmdline has arg as one of its arguments. */
+/* The state letter of thread tid of pid (/proc/<pid>/task/<tid>/stat), or 0 if it is
+ * gone. */
+static char task_state(pid_t pid, const char *tid)
+{
+    char path[384], text[512];
+    snprintf(path, sizeof(path), "/proc/%ld/task/%s/stat", (long)pid, tid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *rp = strrchr(text, ')');
+    return rp && rp[1] == ' ' ? rp[2] : 0;
+}
+
+/* Whether thread tid of pid is neither a zombie nor dead. */
+static bool task_live(pid_t pid, const char *tid)
+{
+    char st = task_state(pid, tid);
+    return st != 0 && st != 'Z' && st != 'X';
+}
+
+/* The command line of pid, read through one of its live threads into b: the main
+ * thread's /proc/<pid>/cmdline is empty once it exited, while its other threads still
+ * run. Whether one was read. */
+static bool read_cmdline(pid_t pid, buf_t *b)
+{
+    char path[384], dirpath[64];
+    bool got = false;
+    snprintf(dirpath, sizeof(dirpath), "/proc/%ld/task", (long)pid);
+    DIR *d = opendir(dirpath);
+    if (!d)
+        return false;
+    for (struct dirent *e; !got && (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.' || !task_live(pid, e->d_name))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s/cmdline", dirpath, e->d_name);
+        buf_reset(b);
+        got = fio_read_all(path, b) == ST_OK && b->len > 0;
+    }
+    closedir(d);
+    return got;
+}
+
+/* Whether pid's command line has arg as one of its arguments. */
 static bool cmdline_has(pid_t pid, const char *arg)
 {
-    char path[64];
     buf_t b = {0};
     bool found = false;
-    snprintf(path, sizeof(path), "/proc/%ld/cmdline", (long)pid);
-    if (fio_read_all(path, &b) != ST_OK)
-        return false;
+    if (!read_cmdline(pid, &b))
+        goto out;
     size_t alen = strlen(arg);
     for (size_t at = 0; at < b.len && !found;) {
         const char *a = (const char *)b.data + at;
@@ -308,36 +358,36 @@ static bool cmdline_has(pid_t pid, const char *arg)
         found = len == alen && memcmp(a, arg, alen) == 0;
         at += len + 1;
     }
+out:
     buf_free(&b);
     return found;
 }
 
-/* Whether pid runs and is not a zombie. */
-static bool pid_running(pid_t pid)
+bool cluster_pid_running(pid_t pid)
 {
-    char path[64], text[512];
+    char dirpath[64];
     int status;
+    bool live = false;
     if (pid <= 0)
         return false;
     if (waitpid(pid, &status, WNOHANG) == pid) /* our own child that ended: reaped now */
         return false;
     if (kill(pid, 0) != 0 && errno == ESRCH)
         return false;
-    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
+    snprintf(dirpath, sizeof(dirpath), "/proc/%ld/task", (long)pid);
+    DIR *d = opendir(dirpath);
+    if (!d)
         return false;
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    const char *rp = strrchr(text, ')');
-    return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
+    for (struct dirent *e; !live && (e = readdir(d)) != NULL;)
+        live = e->d_name[0] != '.' && task_live(pid, e->d_name);
+    closedir(d);
+    return live;
 }
 
 bool cluster_alive(const cluster_state *s, const cluster_proc *p)
 {
     char id[CLUSTER_PATH_MAX + 64];
-    if (!pid_running(p->pid))
+    if (!cluster_pid_running(p->pid))
         return false;
     identity(s, p, id, sizeof(id));
     return cmdline_has(p->pid, id);

@@ -1,7 +1,8 @@
 /*
- * region.c - a region's lifecycle: open with recovered-edits replay, close, references,
- * row locks and statistics. The write path is region_write.c, the read path
- * region_read.c, flush and compaction region_maint.c, read-modify-write region_rmw.c.
+ * region.c - a region's lifecycle: open (replaying recovered edits with region_replay.c),
+ * close, references, row locks and statistics. The write path is region_write.c, the
+ * read path region_read.c, flush and compaction region_maint.c, read-modify-write
+ * region_rmw.c.
  *
  * Thread-safety and lock order: see region_internal.h. Reads take no locks beyond
  * the stores' short mutexes; writes hold their rows' striped locks, then the update
@@ -102,94 +103,6 @@ void region_unref(region *r)
 
 /* ---------------------------------------------------------------- open / close */
 
-typedef struct replay_ctx {
-    region *r;
-    uint64_t max_seq;
-    uint64_t applied;
-    int rc;
-} replay_ctx;
-
-static int replay_edit(const wal_edit *e, void *arg)
-{
-    replay_ctx *ctx = arg;
-    region *r = ctx->r;
-    if (strcmp(e->region, r->info.encoded_name) != 0)
-        return 0;
-    for (size_t i = 0; i < e->ncells; i++) {
-        const cell_t *c = &e->cells[i];
-        store *s = region_find_store(r, c->family, c->family_len);
-        if (!s) {
-            LOG_WARN("region %s: recovered edit seq %" PRIu64 " names a family not in the "
-                     "table; skipped",
-                     r->info.encoded_name, e->seq);
-            continue;
-        }
-        if (e->seq <= store_max_flushed_seq(s))
-            continue;
-        cell_t copy = *c;
-        copy.seq = e->seq;
-        int rc = store_add(s, &copy);
-        if (rc != ST_OK) {
-            ctx->rc = rc;
-            return 1;
-        }
-        size_t charge = store_cell_charge(&copy);
-        atomic_fetch_add(&r->memstore_bytes, charge);
-        engine_memstore_add(r->eng, (int64_t)charge);
-        ctx->applied++;
-    }
-    if (e->seq > ctx->max_seq)
-        ctx->max_seq = e->seq;
-    return 0;
-}
-
-/* Replays recovered.edits files into the memstores; *max_seq is raised to the
- * highest sequence id seen. The files are deleted by the caller after a flush. */
-static int replay_recovered_edits(region *r, char ***paths, size_t *npaths, uint64_t *max_seq)
-{
-    *paths = NULL;
-    *npaths = 0;
-    char *dir = layout_recovered_edits_dir(r->eng ? engine_get_options(r->eng)->root_dir : "",
-                                           r->info.table, r->info.encoded_name);
-    if (!dir)
-        return ST_NOMEM;
-    if (!fio_exists(dir)) {
-        free(dir);
-        return ST_OK;
-    }
-    char **names = NULL;
-    size_t n = 0;
-    int rc = fio_list_dir(dir, &names, &n);
-    char **full = rc == ST_OK && n ? calloc(n, sizeof(*full)) : NULL;
-    replay_ctx ctx = {r, *max_seq, 0, ST_OK};
-    for (size_t i = 0; rc == ST_OK && i < n; i++) {
-        if (asprintf(&full[i], "%s/%s", dir, names[i]) < 0) {
-            full[i] = NULL;
-            rc = ST_NOMEM;
-            break;
-        }
-        size_t len = strlen(names[i]);
-        if (len > 4 && strcmp(names[i] + len - 4, ".tmp") == 0)
-            continue; /* an unfinished split output; its WAL was not deleted */
-        rc = wal_read_file(full[i], false, replay_edit, &ctx, NULL);
-        if (rc == ST_OK && ctx.rc != ST_OK)
-            rc = ctx.rc;
-    }
-    fio_free_list(names, n);
-    free(dir);
-    if (rc != ST_OK) {
-        fio_free_list(full, n);
-        return rc;
-    }
-    if (ctx.applied)
-        LOG_INFO("region %s: replayed %" PRIu64 " recovered cells up to seq %" PRIu64,
-                 r->info.encoded_name, ctx.applied, ctx.max_seq);
-    *paths = full;
-    *npaths = n;
-    *max_seq = ctx.max_seq;
-    return ST_OK;
-}
-
 static int copy_info(region *r, const region_info *info)
 {
     r->info = *info;
@@ -267,14 +180,6 @@ static int open_stores(region *r, uint64_t *max_seq)
     return ST_OK;
 }
 
-static void remove_edit_files(region *r, char **paths, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (paths[i] && fio_unlink(paths[i]) != ST_OK)
-            LOG_WARN("region %s: could not remove %s: %s", r->info.encoded_name, paths[i],
-                     st_errmsg());
-}
-
 /* Marks the region closing and waits until only the owner's reference is left. */
 static void drain_refs(region *r)
 {
@@ -297,8 +202,7 @@ int region_open(engine *e, const table_schema *schema, const region_info *info, 
     region *r = region_alloc(e, schema);
     if (!r)
         return ST_NOMEM;
-    char **edits = NULL;
-    size_t nedits = 0;
+    region_edits edits = {0};
     uint64_t max_seq = 0;
     if ((rc = copy_info(r, info)) != ST_OK)
         goto fail;
@@ -310,23 +214,21 @@ int region_open(engine *e, const table_schema *schema, const region_info *info, 
     if ((rc = fio_mkdirs(r->dir)) != ST_OK || (rc = open_stores(r, &max_seq)) != ST_OK)
         goto fail;
     atomic_store(&r->max_flushed_seq, max_seq);
-    if ((rc = replay_recovered_edits(r, &edits, &nedits, &max_seq)) != ST_OK)
+    if ((rc = region_edits_replay(r, &edits, &max_seq)) != ST_OK)
         goto fail;
     if (!(r->mvcc = mvcc_new(max_seq))) {
         rc = ST_NOMEM;
         goto fail;
     }
     engine_register_region(e, r);
-    if (nedits) {
-        /* Recovered edits become store files before they are deleted. */
-        if ((rc = region_flush_internal(r)) != ST_OK) {
-            drain_refs(r); /* background work queued meanwhile holds references */
-            engine_unregister_region(e, r);
-            goto fail;
-        }
-        remove_edit_files(r, edits, nedits);
+    /* Recovered edits become store files before their files are deleted. */
+    if (edits.applied && (rc = region_flush_internal(r)) != ST_OK) {
+        drain_refs(r); /* background work queued meanwhile holds references */
+        engine_unregister_region(e, r);
+        goto fail;
     }
-    fio_free_list(edits, nedits);
+    region_edits_remove(r, &edits);
+    region_edits_free(&edits);
     /* Files left by an earlier life may need it; references always do (a daughter's
      * or merged region's first compaction rewrites them into real files). */
     engine_request_compaction(e, r);
@@ -336,7 +238,7 @@ int region_open(engine *e, const table_schema *schema, const region_info *info, 
 fail:
     LOG_ERROR("region %s of %s failed to open: %s (%s)", info->encoded_name, info->table,
               st_strerror(rc), st_errmsg());
-    fio_free_list(edits, nedits);
+    region_edits_free(&edits);
     int64_t bytes = (int64_t)atomic_load(&r->memstore_bytes);
     if (bytes)
         engine_memstore_add(e, -bytes);

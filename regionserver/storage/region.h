@@ -9,7 +9,8 @@
  *
  * Lifecycle: region_open() creates or loads the region directory, opens the store
  * files, replays recovered edits newer than each store's max flushed sequence id,
- * flushes them and deletes the edit files. region_close() flushes (if asked) and
+ * flushes them and only then deletes the edit files (obsolete ones unread; see
+ * docs/formats/wal.md, "Replaying recovered edits"). region_close() flushes (if asked) and
  * frees. Flushes start when the region's memstores pass MEMSTORE_FLUSHSIZE;
  * compactions when a store has enough files, or holds references (a store opened
  * through them is compacted into a real file soon after the region opens); writes

@@ -1,8 +1,8 @@
 /*
  * region_internal.h - the region's private state, shared by region.c (open/close,
  * write and read paths), region_rmw.c (check-and-mutate, increment, append) and
- * region_maint.c (flush and compaction), and the engine hooks that drive background
- * work.
+ * region_maint.c (flush and compaction), region_replay.c (recovered edits at open), and
+ * the engine hooks that drive background work.
  *
  * Locks, in order: row lock (striped mutexes) -> update lock (rwlock: writers read-lock
  * it while applying, a flush write-locks it to take snapshots) -> store mutex.
@@ -98,5 +98,25 @@ int region_lock_row(region *r, const uint8_t *row, size_t row_len, pthread_mutex
 int region_lock_timed(region *r, pthread_mutex_t *m);
 int region_check_row(const region *r, const uint8_t *row, size_t row_len);
 store *region_find_store(region *r, const uint8_t *fam, size_t fam_len);
+
+/* region_replay.c: the recovered edits of a region being opened (docs/formats/wal.md,
+ * "Replaying recovered edits"). */
+typedef struct region_edits {
+    char *dir;        /* the region's recovered.edits directory */
+    char **paths;     /* the files to delete once the replayed cells are flushed */
+    size_t npaths;
+    uint64_t applied; /* cells replayed into the memstores */
+} region_edits;
+/* Replays r's recovered edits into its memstores: files whose max seq (their name) is
+ * at or below every store's flushed seq are obsolete and only listed; the others are
+ * read strictly, their edits newer than their store's flushed seq applied. *max_seq is
+ * raised to the highest seq read. ST_OK with ed filled (free with region_edits_free),
+ * else the read's error (ST_CORRUPTION naming the file and offset) with ed empty. */
+int region_edits_replay(region *r, region_edits *ed, uint64_t *max_seq);
+/* Deletes ed's files and fsyncs their directory. Only once ed->applied cells are in
+ * store files (a flush). A file that cannot be deleted is logged (it is obsolete at the
+ * next open). */
+void region_edits_remove(region *r, region_edits *ed);
+void region_edits_free(region_edits *ed);
 
 #endif

@@ -2,7 +2,8 @@
  * test_cluster_cmd.c - the pieces of `strata cluster` that need no running cluster
  * (tools/cluster_internal.h): the state file written and read back, corrupt state lines
  * named by number, process names, free ports, liveness that refuses a pid running some
- * other program, and the command's argument errors (exit 2 before anything starts).
+ * other program, liveness that waits for every thread of a process whose main thread
+ * exited, and the command's argument errors (exit 2 before anything starts).
  * The whole tool runs in tests/integration/test_cluster_tool.c.
  */
 #include <stdarg.h>
@@ -11,9 +12,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -133,6 +139,144 @@ static void alive_refuses_other_programs(void **state)
     waitpid(child, NULL, WNOHANG);
 }
 
+/* ---- a process whose main thread exited while another holds a port ---- */
+
+#define ZOMBIE_LEADER_ARG "--zombie-leader-child"
+
+/* In the helper: the other thread. Holds the listening socket until stdin ends. */
+static void *hold_port(void *arg)
+{
+    int fd = *(int *)arg;
+    char c;
+    while (read(0, &c, 1) > 0) {
+    }
+    close(fd);
+    return NULL;
+}
+
+/* The helper (this test re-executed with ZOMBIE_LEADER_ARG): listens on a loopback port,
+ * writes it to stdout, and ends its main thread with pthread_exit while hold_port runs. */
+static int zombie_leader_main(void)
+{
+    static int fd;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t alen = sizeof(a);
+    pthread_t t;
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 1) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &alen) != 0)
+        return 1;
+    dprintf(1, "%d\n", ntohs(a.sin_port));
+    if (pthread_create(&t, NULL, hold_port, &fd) != 0)
+        return 1;
+    pthread_exit(NULL);
+}
+
+/* The state letter of pid's main thread (/proc/<pid>/stat), or 0. */
+static char main_thread_state(pid_t pid)
+{
+    char path[64], text[512];
+    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *rp = strrchr(text, ')');
+    return rp && rp[1] == ' ' ? rp[2] : 0;
+}
+
+/* Starts the helper as this cluster's rs-1 (its command line carries rs-1's identity
+ * argument) and waits until its main thread is a zombie: its pid, the port it holds and
+ * the write end of its stdin (closing it ends the helper). */
+static pid_t start_zombie_leader(const cluster_state *s, int *port, int *stdin_wr)
+{
+    char ready[CLUSTER_PATH_MAX], id[CLUSTER_PATH_MAX + 64], line[32] = {0};
+    int in[2], out[2];
+    cluster_ready_path(s, "rs-1", ready, sizeof(ready));
+    snprintf(id, sizeof(id), "--regionserver.ready.file=%s", ready);
+    assert_int_equal(pipe(in), 0);
+    assert_int_equal(pipe(out), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char *argv[] = {"test_cluster_cmd", ZOMBIE_LEADER_ARG, id, NULL};
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[1]);
+        close(out[0]);
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    assert_true(read(out[0], line, sizeof(line) - 1) > 0);
+    close(out[0]);
+    *port = atoi(line);
+    *stdin_wr = in[1];
+    assert_true(*port > 0);
+    for (int i = 0; i < 100 && main_thread_state(pid) != 'Z'; i++)
+        usleep(20000);
+    assert_int_equal(main_thread_state(pid), 'Z');
+    return pid;
+}
+
+/* Whether 127.0.0.1:port can be bound now. */
+static bool port_free(int port)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    bool ok = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
+/* Regression: a process whose main thread exited (a zombie leader) while another thread
+ * still holds its port counted as dead, and `restart` started the new one into "Address
+ * already in use". It is alive until its last thread is gone. */
+static void alive_while_any_thread_runs(void **state)
+{
+    cluster_state s;
+    int port = 0, wr = -1;
+    memset(&s, 0, sizeof(s));
+    char *dir = tu_tempdir("clthreads");
+    snprintf(s.dir, sizeof(s.dir), "%s", dir);
+    pid_t pid = start_zombie_leader(&s, &port, &wr);
+    cluster_proc p = {"rs-1", CLUSTER_RS, pid, port, 0};
+    assert_false(port_free(port));
+    assert_true(cluster_pid_running(pid));
+    assert_true(cluster_alive(&s, &p));
+    close(wr); /* the other thread ends, and the process with it */
+    for (int i = 0; i < 250 && cluster_pid_running(pid); i++)
+        usleep(20000);
+    assert_false(cluster_pid_running(pid));
+    assert_false(cluster_alive(&s, &p));
+    assert_true(port_free(port));
+    tu_rmdir(dir);
+}
+
+/* The kill waiting sees such a process too: cluster_wait_dead SIGKILLs it once its
+ * timeout passed, and returns only once every thread is gone. */
+static void wait_dead_waits_for_every_thread(void **state)
+{
+    cluster_state s;
+    int port = 0, wr = -1;
+    memset(&s, 0, sizeof(s));
+    char *dir = tu_tempdir("clthreads");
+    snprintf(s.dir, sizeof(s.dir), "%s", dir);
+    pid_t pid = start_zombie_leader(&s, &port, &wr);
+    cluster_proc p = {"rs-1", CLUSTER_RS, pid, port, 0}, *pp = &p;
+    assert_int_equal(cluster_wait_dead(&s, &pp, 1, 200), 1);
+    assert_false(cluster_pid_running(pid));
+    assert_true(port_free(port));
+    close(wr);
+    tu_rmdir(dir);
+}
+
 static int run_main(const char *const *args)
 {
     char *argv[16];
@@ -170,14 +314,18 @@ static void bad_arguments_exit_2(void **state)
     tu_rmdir(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], ZOMBIE_LEADER_ARG) == 0)
+        return zombie_leader_main();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(state_roundtrip),
         cmocka_unit_test(corrupt_state_lines_named),
         cmocka_unit_test(process_names),
         cmocka_unit_test(free_ports_distinct),
         cmocka_unit_test(alive_refuses_other_programs),
+        cmocka_unit_test(alive_while_any_thread_runs),
+        cmocka_unit_test(wait_dead_waits_for_every_thread),
         cmocka_unit_test(bad_arguments_exit_2),
     };
     return tu_run_group_tests(tests, NULL, NULL);

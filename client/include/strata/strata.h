@@ -153,6 +153,42 @@ typedef enum strata_compare_op {
 /* Frees anything the library malloc'ed for the caller (error messages, values). */
 void strata_free(void *ptr);
 
+/* ---- logging ----
+ *
+ * The library logs what it recovers from by itself (a region location file that read
+ * torn, a ZooKeeper session it reopened, retries at debug) as one line per event:
+ *   2026-11-29T22:40:01.123Z WARN  [client/locator.c:508] region location file ...
+ * By default the lines at WARN and above go to stderr (the environment variable
+ * STRATA_LOG_LEVEL=error|warn|info|debug, read at the first line, sets another level).
+ * The level and the sink below are process-wide: they apply to every client and admin
+ * handle. */
+
+/* Levels, from quietest; the numbers are stable. */
+typedef enum strata_log_level {
+    STRATA_LOG_OFF = 0, /* nothing is logged */
+    STRATA_LOG_ERROR = 1,
+    STRATA_LOG_WARN = 2,
+    STRATA_LOG_INFO = 3,
+    STRATA_LOG_DEBUG = 4,
+} strata_log_level;
+
+/* Logs the lines at level and above from now on (STRATA_LOG_OFF: none). A value outside
+ * the enum is ignored. Safe from any thread at any time. */
+void strata_set_log_level(strata_log_level level);
+/* The level in force (STRATA_LOG_LEVEL's or the default if never set). */
+strata_log_level strata_get_log_level(void);
+
+/* Receives each line logged at or above the level: line is the whole line as stderr
+ * would have shown it, without the newline, NUL-terminated; it is borrowed for the
+ * call only. The sink is called on the thread that logs, possibly on several threads
+ * at once, and must not call back into the library (no strata_* call). */
+typedef void (*strata_log_sink)(void *arg, strata_log_level level, const char *line);
+/* Sends the lines to fn(arg, level, line) from now on instead of stderr; fn NULL
+ * restores stderr. When it returns, the previous sink is no longer running on any
+ * thread and is never called again, so its arg may be freed. Must not be called from
+ * inside a sink. */
+void strata_set_log_sink(strata_log_sink fn, void *arg);
+
 /* ---- options and client ---- */
 
 /* Options with the defaults below; the setters copy their strings. */

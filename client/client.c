@@ -322,7 +322,7 @@ static void server_of(const char *host, uint16_t port, uint64_t start_code, char
 static bool avoided(const loccache_entry *e, const client_avoid *a)
 {
     char sn[320];
-    if (!a || !a->set)
+    if (!a || !a->set || !a->server[0])
         return false;
     server_of(e->host, e->port, (uint64_t)e->start_code, sn, sizeof(sn));
     return strcmp(sn, a->server) == 0 && strcmp(e->region, a->region) == 0;
@@ -450,8 +450,12 @@ void client_avoid_set(client_avoid *avoid, const loccache_entry *e, int status)
     avoid->server[0] = avoid->region[0] = '\0';
     if (!avoid->set || !e) /* no location at all (in transition): wait for one to open */
         return;
-    server_of(e->host, e->port, (uint64_t)e->start_code, avoid->server, sizeof(avoid->server));
     snprintf(avoid->region, sizeof(avoid->region), "%s", e->region);
+    /* The server answered that the region is not there (closed, moving, splitting): wait
+     * for the region to be open again wherever that is, its own server included (a split
+     * that rolled back reopens it there). A server that did not answer is avoided. */
+    if (status != ST_NOT_SERVING && status != ST_REGION_MOVED)
+        server_of(e->host, e->port, (uint64_t)e->start_code, avoid->server, sizeof(avoid->server));
 }
 
 int client_next_pause(retry_state *r, int status, uint32_t retry_after_ms, int64_t *pause_ms)

@@ -74,7 +74,7 @@ struct strata_client {
  * failed on, so the next lookup waits on the master for a newer one. */
 typedef struct client_avoid {
     bool set;
-    char server[320]; /* "host,port,startcode" */
+    char server[320]; /* "host,port,startcode"; "": any server (the region was not there) */
     char region[128]; /* encoded name */
 } client_avoid;
 

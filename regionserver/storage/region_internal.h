@@ -118,5 +118,10 @@ int region_edits_replay(region *r, region_edits *ed, uint64_t *max_seq);
  * next open). */
 void region_edits_remove(region *r, region_edits *ed);
 void region_edits_free(region_edits *ed);
+/* After a flush of an open region: removes the recovered-edits files every edit of which
+ * is now in a store file (the name's max seq at or below the stores' lowest flushed seq),
+ * e.g. those a dead server's WAL split wrote for a region that had already moved here.
+ * Best effort (logged). */
+void region_edits_prune(region *r);
 
 #endif

@@ -128,11 +128,13 @@ static int flush_region(region *r, bool *flushed)
     release_memstore_bytes(r, released);
     pthread_mutex_unlock(&r->flush_mu);
     *flushed = rc == ST_OK && any;
-    if (rc != ST_OK)
+    if (rc != ST_OK) {
         LOG_ERROR("region %s: flush failed: %s (%s)", r->info.encoded_name, st_strerror(rc),
                   st_errmsg());
-    else
+    } else {
+        region_edits_prune(r); /* edits a later WAL split wrote that this flush covers */
         request_compaction_once(r);
+    }
     return rc;
 }
 

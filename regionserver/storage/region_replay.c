@@ -197,3 +197,38 @@ void region_edits_free(region_edits *ed)
     free(ed->dir);
     memset(ed, 0, sizeof(*ed));
 }
+
+void region_edits_prune(region *r)
+{
+    char *dir = layout_recovered_edits_dir(engine_get_options(r->eng)->root_dir, r->info.table,
+                                           r->info.encoded_name);
+    char **names = NULL;
+    size_t n = 0, removed = 0;
+    if (!dir || !fio_exists(dir) || fio_list_dir(dir, &names, &n) != ST_OK) {
+        free(dir);
+        return;
+    }
+    uint64_t flushed = min_flushed_seq(r);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t seq = 0;
+        char *path = NULL;
+        if (is_tmp_name(names[i]) || !name_max_seq(names[i], &seq) || seq > flushed)
+            continue;
+        if (asprintf(&path, "%s/%s", dir, names[i]) < 0)
+            break;
+        if (fio_unlink(path) == ST_OK) {
+            removed++;
+            LOG_INFO("region %s: removed obsolete recovered edits %s (max seq %" PRIu64
+                     " <= flushed seq %" PRIu64 ")",
+                     r->info.encoded_name, path, seq, flushed);
+        } else {
+            LOG_WARN("region %s: could not remove %s: %s", r->info.encoded_name, path, st_errmsg());
+        }
+        free(path);
+    }
+    if (removed && fio_sync_dir(dir) != ST_OK)
+        LOG_WARN("region %s: fsync %s after removing recovered edits: %s", r->info.encoded_name,
+                 dir, st_errmsg());
+    fio_free_list(names, n);
+    free(dir);
+}

@@ -253,11 +253,41 @@ static void corrupt_edits_fail_the_open_and_stay(void **state)
     free(path);
 }
 
+/* A move followed by a crash of the old server: its WAL is split while the region is
+ * open here, into a file whose edits this region already flushed. The next flush removes
+ * it (it used to stay until the next open, and block a split or merge meanwhile); a
+ * newer file (edits above the flushed seq, which cannot come from a split of an older
+ * server but is kept to show the rule) stays. */
+static void obsolete_file_written_while_open_removed_by_next_flush(void **state)
+{
+    fixture *f = *state;
+    uint64_t s = flushed_region(f);
+    assert_int_equal(open_region(f), ST_OK);
+    const char *rows[] = {"old0"};
+    const uint64_t seqs[] = {s};
+    write_recovered(f, rows, seqs, 1);
+    char *path = edit_file(f, s), *newer = edit_file(f, s + 1000000);
+    assert_int_equal(fio_write_atomic(newer, "kept", 4), ST_OK);
+    assert_int_equal(count_edit_files(f), 2);
+    assert_int_equal(tu_put(f->reg, "next", "cf", "q", "next", CELL_LATEST_TIMESTAMP), ST_OK);
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    assert_false(fio_exists(path));
+    assert_true(fio_exists(newer));
+    assert_int_equal(count_edit_files(f), 1);
+    assert_row(f, "next", true);
+    assert_true(fio_unlink(newer) == ST_OK);
+    close_region(f, true);
+    free(path);
+    free(newer);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(newer_edits_replayed_flushed_then_deleted, setup, teardown),
         cmocka_unit_test_setup_teardown(obsolete_edits_deleted_unread, setup, teardown),
+        cmocka_unit_test_setup_teardown(obsolete_file_written_while_open_removed_by_next_flush,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(corrupt_edits_fail_the_open_and_stay, setup, teardown),
     };
     return tu_run_group_tests(tests, NULL, NULL);

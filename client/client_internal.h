@@ -35,6 +35,8 @@
 /* Consecutive failures of one operation retried at once, following the cluster's recovery
  * (a lookup that waits on the master), before the backoff table takes over. */
 #define CLIENT_FOLLOW_RETRIES 8
+/* First pause after "region opening" (doubling, within CLIENT_FOLLOW_RETRIES). */
+#define CLIENT_OPENING_PAUSE_MS 10
 
 typedef struct opt_region {
     char *table, *name, *host_port;
@@ -224,8 +226,9 @@ void client_avoid_set(client_avoid *avoid, const loccache_entry *e, int status);
 int client_next_pause(retry_state *r, int status, uint32_t retry_after_ms, int64_t *pause_ms);
 /* The pause after a failed attempt that follows the cluster's recovery: none when follow
  * (the failure set a location to avoid, and that location had not itself come from a
- * wait: the next lookup waits on the master instead), at most CLIENT_FOLLOW_RETRIES per
- * operation (counted in *follows); otherwise client_next_pause. */
+ * wait: the next lookup waits on the master instead), CLIENT_OPENING_PAUSE_MS doubling
+ * after ST_REGION_OPENING, at most CLIENT_FOLLOW_RETRIES per operation (counted in
+ * *follows); otherwise client_next_pause. */
 int client_follow_pause(retry_state *r, int status, bool follow, int *follows, uint32_t hint,
                         int64_t *pause_ms);
 /* Per-call timeout: the rpc timeout capped by the operation time left. */

@@ -83,8 +83,8 @@ void bfo_load_free(bfo_load *l);
 bool bfo_load_resumed_since(const bfo_load *l, uint64_t t_ns);
 size_t bfo_load_threads(const bfo_load *l); /* writers first, then readers */
 bool bfo_load_is_writer(const bfo_load *l, size_t i);
-/* After stop: thread i's longest kept gap that overlaps [from_ns, to_ns] (monotonic),
- * in ns; 0 if none. */
+/* After stop: thread i's longest kept gap that ends in (from_ns, to_ns] (monotonic), in
+ * ns; 0 if none. A gap that spans the next fault's instant is that fault's. */
 uint64_t bfo_load_stall_ns(const bfo_load *l, size_t i, uint64_t from_ns, uint64_t to_ns);
 /* After stop: every thread's counters summed. */
 void bfo_load_totals(const bfo_load *l, bfo_totals *t);

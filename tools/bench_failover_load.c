@@ -407,7 +407,9 @@ uint64_t bfo_load_stall_ns(const bfo_load *l, size_t i, uint64_t from_ns, uint64
     const bfo_thread *t = &l->t[i];
     for (size_t k = 0; k < t->ngaps; k++) {
         const gap *g = &t->gaps[k];
-        if (g->to_ns > from_ns && g->from_ns < to_ns && g->to_ns - g->from_ns > best)
+        /* A gap belongs to the window it ends in: the next fault's gap starts before
+         * that fault, inside this window, but is that fault's. */
+        if (g->to_ns > from_ns && g->to_ns <= to_ns && g->to_ns - g->from_ns > best)
             best = g->to_ns - g->from_ns;
     }
     return best;

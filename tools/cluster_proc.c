@@ -400,11 +400,26 @@ bool cluster_signal(const cluster_state *s, const cluster_proc *p, int sig)
     return kill(p->pid, sig) == 0;
 }
 
+/* Alive, or one of ours on its way out: a process being torn down (after SIGKILL, or its
+ * last threads ending) has an empty command line while its threads still hold its
+ * sockets, so a wait for its death waits for that too. */
+static bool still_going(const cluster_state *s, const cluster_proc *p)
+{
+    if (cluster_alive(s, p))
+        return true;
+    if (!cluster_pid_running(p->pid))
+        return false;
+    buf_t b = {0};
+    bool empty = !read_cmdline(p->pid, &b) || b.len == 0;
+    buf_free(&b);
+    return empty;
+}
+
 static size_t count_alive(const cluster_state *s, cluster_proc *const *procs, size_t n)
 {
     size_t alive = 0;
     for (size_t i = 0; i < n; i++)
-        alive += cluster_alive(s, procs[i]);
+        alive += still_going(s, procs[i]);
     return alive;
 }
 

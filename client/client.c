@@ -254,6 +254,20 @@ void strata_table_close(strata_table_t *t)
 
 /* ---- locating ---- */
 
+int client_cache_region(strata_client_t *c, const locator_region *r)
+{
+    loccache_entry e = {.table = r->table,
+                        .region = r->encoded_name,
+                        .start_key = r->start_key,
+                        .start_len = r->start_len,
+                        .end_key = r->end_key,
+                        .end_len = r->end_len,
+                        .host = r->host,
+                        .port = r->port,
+                        .start_code = (int64_t)r->start_code};
+    return loccache_insert(c->cache, &e);
+}
+
 /* Caches every region the locator gave (the first holds the row looked up), except those
  * on a server known dead. */
 static int cache_regions(strata_client_t *c, const locator_region *v, size_t n)
@@ -263,16 +277,7 @@ static int cache_regions(strata_client_t *c, const locator_region *v, size_t n)
         const locator_region *r = &v[i];
         if (i > 0 && srvtrack_check(c->track, r->host, r->port, r->start_code) == SRVTRACK_DEAD)
             continue;
-        loccache_entry e = {.table = r->table,
-                            .region = r->encoded_name,
-                            .start_key = r->start_key,
-                            .start_len = r->start_len,
-                            .end_key = r->end_key,
-                            .end_len = r->end_len,
-                            .host = r->host,
-                            .port = r->port,
-                            .start_code = (int64_t)r->start_code};
-        int irc = loccache_insert(c->cache, &e);
+        int irc = client_cache_region(c, r);
         if (i == 0) /* a bad prefetched region is skipped, the looked-up one is not */
             rc = irc;
     }
@@ -347,7 +352,6 @@ static int ask_locator(strata_client_t *c, const char *table, const uint8_t *row
     atomic_fetch_add(&c->locator_lookups, 1);
     int rc;
     if (avoid && avoid->set && can_wait) {
-        atomic_fetch_add(&c->waits, 1);
         *waited = true;
         rc = locator_locate_wait(c->loc, table, row, row_len, avoid->server, avoid->region,
                                  wait_budget(left_ms), &v, &n);
@@ -387,7 +391,6 @@ static int ask_locator(strata_client_t *c, const char *table, const uint8_t *row
         locator_regions_free(v, n);
         v = NULL;
         n = 0;
-        atomic_fetch_add(&c->waits, 1);
         *waited = true;
         rc = locator_locate_wait(c->loc, table, row, row_len, sn, region, wait, &v, &n);
     }

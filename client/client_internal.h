@@ -67,7 +67,6 @@ struct strata_client {
     bool tables_mu_init;
     char **tables_loaded;      /* tables whose whole region list was cached once */
     size_t ntables_loaded;
-    atomic_uint_fast64_t waits; /* lookups that waited on the master for a region to reopen */
     _Atomic uint64_t moved_followed;  /* RegionMoved hints cached (moved_hint.c) */
     _Atomic uint64_t locator_lookups; /* cache misses sent to the locator (client_locate) */
 };
@@ -200,6 +199,8 @@ typedef int (*client_build_fn)(void *arg, const char *region, buf_t *req);
 int client_region_call(strata_client_t *c, const char *table, const uint8_t *row, size_t row_len,
                        const char *method, client_build_fn build, void *arg, buf_t *resp);
 
+/* Caches r (a copy; the regions it overlaps are dropped): loccache_insert's status. */
+int client_cache_region(strata_client_t *c, const locator_region *r);
 /* The cached location of table's region holding row, asking the locator on a miss:
  * ST_OK with a pinned entry (release with loccache_entry_release). The first lookup of a
  * table caches all its regions. A location on a server the tracker knows dead is not
@@ -257,6 +258,9 @@ int moved_hint_decode(const char *table, const uint8_t *hint, size_t len, locato
                       size_t *n);
 int moved_hint_decode_msg(const char *table, const Strata__Client__RegionMovedHint *h,
                           locator_region **out, size_t *n);
+/* Caches decoded hinted regions v[0..n) and, in f (may be NULL), notes their servers and
+ * opens the quick-retry window. ST_OK if at least one was cached, else ST_NOT_SERVING. */
+int moved_hint_cache(strata_client_t *c, const locator_region *v, size_t n, moved_follow *f);
 /* Caches the hinted regions of table (each insert drops the regions it overlaps) and, in
  * f (may be NULL), notes their servers and opens the quick-retry window. ST_OK if at
  * least one was cached; else the decode failure or ST_NOT_SERVING (nothing changed). */

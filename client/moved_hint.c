@@ -106,22 +106,12 @@ static bool hinted_server(const moved_follow *f, const char *addr)
     return false;
 }
 
-/* Caches v[0..n) and remembers their servers in f. ST_OK if any was cached. */
-static int cache_hinted(strata_client_t *c, const locator_region *v, size_t n, moved_follow *f)
+int moved_hint_cache(strata_client_t *c, const locator_region *v, size_t n, moved_follow *f)
 {
     size_t cached = 0;
     for (size_t i = 0; i < n; i++) {
         const locator_region *r = &v[i];
-        loccache_entry e = {.table = r->table,
-                            .region = r->encoded_name,
-                            .start_key = r->start_key,
-                            .start_len = r->start_len,
-                            .end_key = r->end_key,
-                            .end_len = r->end_len,
-                            .host = r->host,
-                            .port = r->port,
-                            .start_code = (int64_t)r->start_code};
-        if (loccache_insert(c->cache, &e) != ST_OK)
+        if (client_cache_region(c, r) != ST_OK)
             continue;
         cached++;
         char addr[300];
@@ -146,7 +136,7 @@ int moved_hint_apply(strata_client_t *c, const char *table, const uint8_t *hint,
     size_t n = 0;
     int rc = moved_hint_decode(table, hint, len, &v, &n);
     if (rc == ST_OK)
-        rc = cache_hinted(c, v, n, f);
+        rc = moved_hint_cache(c, v, n, f);
     locator_regions_free(v, n);
     return rc;
 }
@@ -158,11 +148,10 @@ int moved_hint_apply_msg(strata_client_t *c, const char *table,
     size_t n = 0;
     int rc = moved_hint_decode_msg(table, h, &v, &n);
     if (rc == ST_OK)
-        rc = cache_hinted(c, v, n, f);
+        rc = moved_hint_cache(c, v, n, f);
     locator_regions_free(v, n);
     return rc;
 }
-
 
 bool moved_follow_retry(moved_follow *f, const char *addr, int status, bool hinted,
                         int64_t *pause_ms)

@@ -477,7 +477,7 @@ static bool scan_moved_retry(strata_scanner_t *sc, moved_follow *mf, int status,
         locator_region *v = NULL;
         size_t n = 0;
         if (moved_hint_decode(sc->table, sc->moved.data, sc->moved.len, &v, &n) == ST_OK &&
-            moved_hint_apply(sc->c, sc->table, sc->moved.data, sc->moved.len, mf) == ST_OK) {
+            moved_hint_cache(sc->c, v, n, mf) == ST_OK) {
             locator_regions_free(sc->hinted, sc->nhinted);
             sc->hinted = v;
             sc->nhinted = n;

@@ -59,6 +59,16 @@ static void loc_free(loc_buf *b)
     free(b->names);
 }
 
+/* The server clients are told for r (mu held): only that of an open region on a live
+ * server that has reported to this master; NULL otherwise. */
+static m_server *serving_server(master *m, const m_region *r)
+{
+    if (r->mr.state != META_OPEN || !r->mr.server[0])
+        return NULL;
+    m_server *ms = master_server_find(m, r->mr.server);
+    return ms && ms->reported ? ms : NULL;
+}
+
 /* Adds r (mu held; pointers borrowed from r). */
 static void loc_add(master *m, loc_buf *b, m_region *r)
 {
@@ -76,9 +86,7 @@ static void loc_add(master *m, loc_buf *b, m_region *r)
         sn->host = b->names[i].host;
         sn->port = b->names[i].port;
         sn->start_code = b->names[i].start_code;
-        /* Clients are told a server only for an open region on a live server. */
-        m_server *ms = r->mr.state == META_OPEN ? master_server_find(m, r->mr.server) : NULL;
-        if (ms && ms->reported)
+        if (serving_server(m, r))
             l->server = sn;
     }
     b->ptrs[i] = l;
@@ -111,10 +119,8 @@ static size_t region_index(const m_table *t, const ProtobufCBinaryData *row)
 static bool open_elsewhere(master *m, const m_region *r, const char *exclude,
                            const char *exclude_region)
 {
-    if (r->mr.state != META_OPEN || !r->mr.server[0])
-        return false;
-    m_server *ms = master_server_find(m, r->mr.server);
-    if (!ms || !ms->reported)
+    m_server *ms = serving_server(m, r);
+    if (!ms)
         return false;
     if (exclude_region && exclude_region[0] && strcmp(r->mr.encoded_name, exclude_region) != 0)
         return true;

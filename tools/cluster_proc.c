@@ -344,23 +344,36 @@ static bool read_cmdline(pid_t pid, buf_t *b)
     return got;
 }
 
-/* Whether pid's command line has arg as one of its arguments. */
-static bool cmdline_has(pid_t pid, const char *arg)
+/* Whether a command line (NUL-separated arguments) has arg as one of its arguments. */
+static bool args_have(const buf_t *b, const char *arg)
 {
-    buf_t b = {0};
-    bool found = false;
-    if (!read_cmdline(pid, &b))
-        goto out;
     size_t alen = strlen(arg);
-    for (size_t at = 0; at < b.len && !found;) {
-        const char *a = (const char *)b.data + at;
-        size_t len = strnlen(a, b.len - at);
-        found = len == alen && memcmp(a, arg, alen) == 0;
+    for (size_t at = 0; at < b->len;) {
+        const char *a = (const char *)b->data + at;
+        size_t len = strnlen(a, b->len - at);
+        if (len == alen && memcmp(a, arg, alen) == 0)
+            return true;
         at += len + 1;
     }
-out:
+    return false;
+}
+
+/* How p's process looks: not running, running as ours (its command line names this
+ * cluster and process), being torn down (running, command line gone), or another. */
+typedef enum proc_look { PROC_GONE, PROC_OURS, PROC_EXITING, PROC_OTHER } proc_look;
+
+static proc_look look(const cluster_state *s, const cluster_proc *p)
+{
+    char id[CLUSTER_PATH_MAX + 64];
+    buf_t b = {0};
+    if (!cluster_pid_running(p->pid))
+        return PROC_GONE;
+    identity(s, p, id, sizeof(id));
+    proc_look l = !read_cmdline(p->pid, &b) || b.len == 0 ? PROC_EXITING
+                  : args_have(&b, id)                     ? PROC_OURS
+                                                          : PROC_OTHER;
     buf_free(&b);
-    return found;
+    return l;
 }
 
 bool cluster_pid_running(pid_t pid)
@@ -386,11 +399,7 @@ bool cluster_pid_running(pid_t pid)
 
 bool cluster_alive(const cluster_state *s, const cluster_proc *p)
 {
-    char id[CLUSTER_PATH_MAX + 64];
-    if (!cluster_pid_running(p->pid))
-        return false;
-    identity(s, p, id, sizeof(id));
-    return cmdline_has(p->pid, id);
+    return look(s, p) == PROC_OURS;
 }
 
 bool cluster_signal(const cluster_state *s, const cluster_proc *p, int sig)
@@ -400,26 +409,14 @@ bool cluster_signal(const cluster_state *s, const cluster_proc *p, int sig)
     return kill(p->pid, sig) == 0;
 }
 
-/* Alive, or one of ours on its way out: a process being torn down (after SIGKILL, or its
- * last threads ending) has an empty command line while its threads still hold its
- * sockets, so a wait for its death waits for that too. */
-static bool still_going(const cluster_state *s, const cluster_proc *p)
-{
-    if (cluster_alive(s, p))
-        return true;
-    if (!cluster_pid_running(p->pid))
-        return false;
-    buf_t b = {0};
-    bool empty = !read_cmdline(p->pid, &b) || b.len == 0;
-    buf_free(&b);
-    return empty;
-}
-
 static size_t count_alive(const cluster_state *s, cluster_proc *const *procs, size_t n)
 {
     size_t alive = 0;
-    for (size_t i = 0; i < n; i++)
-        alive += still_going(s, procs[i]);
+    for (size_t i = 0; i < n; i++) {
+        /* One of ours on its way out still holds its sockets: a wait for it waits for that. */
+        proc_look l = look(s, procs[i]);
+        alive += l == PROC_OURS || l == PROC_EXITING;
+    }
     return alive;
 }
 

@@ -18,7 +18,11 @@
  * its edits durable, so a crash at any step replays it again (an edit applied twice is
  * applied once: same cell, same sequence id) or finds it obsolete.
  *
- * Thread-safety: called by region_open only, before the region is shared.
+ * While the region is open, region_edits_prune (after each flush) deletes the files a
+ * later WAL split wrote that the flushed seq makes obsolete.
+ *
+ * Thread-safety: region_edits_replay and region_edits_remove are called by region_open
+ * only, before the region is shared; region_edits_prune under the region's flush.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -116,6 +120,12 @@ static bool is_tmp_name(const char *name)
     return len > 4 && strcmp(name + len - 4, ".tmp") == 0;
 }
 
+/* Whether the file name says every edit in it is at or below flushed (*seq: its max). */
+static bool obsolete_name(const char *name, uint64_t flushed, uint64_t *seq)
+{
+    return !is_tmp_name(name) && name_max_seq(name, seq) && *seq <= flushed;
+}
+
 /* One file of the directory: read and replayed, or only listed for removal. */
 static int replay_file(region *r, const char *name, const char *path, uint64_t flushed,
                        replay_ctx *ctx, uint64_t *obsolete)
@@ -123,7 +133,7 @@ static int replay_file(region *r, const char *name, const char *path, uint64_t f
     uint64_t seq = 0;
     if (is_tmp_name(name))
         return ST_OK; /* an unfinished split output; its WAL was not deleted */
-    if (name_max_seq(name, &seq) && seq <= flushed) {
+    if (obsolete_name(name, flushed, &seq)) {
         LOG_INFO("region %s: recovered edits %s are obsolete (max seq %" PRIu64
                  " <= flushed seq %" PRIu64 "); not replayed",
                  r->info.encoded_name, path, seq, flushed);
@@ -200,35 +210,29 @@ void region_edits_free(region_edits *ed)
 
 void region_edits_prune(region *r)
 {
-    char *dir = layout_recovered_edits_dir(engine_get_options(r->eng)->root_dir, r->info.table,
-                                           r->info.encoded_name);
+    region_edits ed = {0};
     char **names = NULL;
-    size_t n = 0, removed = 0;
-    if (!dir || !fio_exists(dir) || fio_list_dir(dir, &names, &n) != ST_OK) {
-        free(dir);
+    size_t n = 0;
+    ed.dir = layout_recovered_edits_dir(engine_get_options(r->eng)->root_dir, r->info.table,
+                                        r->info.encoded_name);
+    if (!ed.dir || !fio_exists(ed.dir) || fio_list_dir(ed.dir, &names, &n) != ST_OK || !n ||
+        !(ed.paths = calloc(n, sizeof(*ed.paths)))) {
+        fio_free_list(names, n);
+        region_edits_free(&ed);
         return;
     }
-    uint64_t flushed = min_flushed_seq(r);
+    uint64_t flushed = min_flushed_seq(r), seq = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t seq = 0;
-        char *path = NULL;
-        if (is_tmp_name(names[i]) || !name_max_seq(names[i], &seq) || seq > flushed)
+        if (!obsolete_name(names[i], flushed, &seq))
             continue;
-        if (asprintf(&path, "%s/%s", dir, names[i]) < 0)
+        if (asprintf(&ed.paths[ed.npaths], "%s/%s", ed.dir, names[i]) < 0)
             break;
-        if (fio_unlink(path) == ST_OK) {
-            removed++;
-            LOG_INFO("region %s: removed obsolete recovered edits %s (max seq %" PRIu64
-                     " <= flushed seq %" PRIu64 ")",
-                     r->info.encoded_name, path, seq, flushed);
-        } else {
-            LOG_WARN("region %s: could not remove %s: %s", r->info.encoded_name, path, st_errmsg());
-        }
-        free(path);
+        LOG_INFO("region %s: removing obsolete recovered edits %s (max seq %" PRIu64
+                 " <= flushed seq %" PRIu64 ")",
+                 r->info.encoded_name, ed.paths[ed.npaths], seq, flushed);
+        ed.npaths++;
     }
-    if (removed && fio_sync_dir(dir) != ST_OK)
-        LOG_WARN("region %s: fsync %s after removing recovered edits: %s", r->info.encoded_name,
-                 dir, st_errmsg());
     fio_free_list(names, n);
-    free(dir);
+    region_edits_remove(r, &ed);
+    region_edits_free(&ed);
 }

@@ -102,6 +102,10 @@ typedef struct bench_result {
  * the caller frees *out. */
 int bench_value_pool(size_t value_size, uint8_t **out, size_t *len);
 
+/* Prints s on stdout as a JSON string (quoted; quotes, backslashes and control bytes
+ * escaped). */
+void bench_json_string(const char *s);
+
 /* Runs every workload of p on one engine in this process and writes one bench_result
  * per workload to fd; a failed workload does not stop the later ones (a fill starts a
  * fresh DB; reads of a DB whose writes failed report what they find). Returns ST_OK or

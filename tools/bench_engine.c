@@ -423,31 +423,16 @@ static double group_commit_speedup(const cli *c, const outcome *o, size_t w)
     return 0.0;
 }
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s != '\0'; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            printf("\\%c", ch);
-        else if (ch < 0x20)
-            printf("\\u%04x", ch);
-        else
-            putchar(ch);
-    }
-    putchar('"');
-}
-
 static void json_line(const cli *c, const outcome *os, size_t e, size_t w)
 {
     const outcome *o = &os[e];
     const bench_result *r = w < o->nres ? &o->res[w] : NULL;
     printf("{\"workload\":");
-    json_string(c->plan.workloads[w].name);
+    bench_json_string(c->plan.workloads[w].name);
     printf(",\"engine\":\"%s\"", o->ops->name);
     if (r == NULL || r->status != ST_OK) {
         printf(",\"error\":");
-        json_string(r != NULL ? r->error : "no result (the engine's process died)");
+        bench_json_string(r != NULL ? r->error : "no result (the engine's process died)");
         printf("}\n");
         return;
     }

@@ -55,6 +55,7 @@
 #include "common/status.h"
 #include "strata/admin.h"
 #include "strata/strata.h"
+#include "tools/bench.h"
 #include "tools/bench_failover.h"
 #include "tools/cluster_internal.h"
 #include "tools/tools.h"
@@ -828,22 +829,6 @@ static void figures(const bfo_load *l, const fault_rec *f, uint64_t to, fault_fi
     g->settled = f->t_settled ? ms_between(f->t_fault, f->t_settled) : -1;
 }
 
-/* s as a JSON string on stdout. */
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            printf("\\%c", ch);
-        else if (ch < 0x20)
-            printf("\\u%04x", ch);
-        else
-            putchar(ch);
-    }
-    putchar('"');
-}
-
 static void print_fault(const drill *d, const bfo_load *l, int i, const fault_rec *f,
                         const fault_figs *g)
 {
@@ -861,7 +846,7 @@ static void print_fault(const drill *d, const bfo_load *l, int i, const fault_re
                f->failed ? "false" : "true");
         if (f->failed) {
             printf(",\"error\":");
-            json_string(f->error);
+            bench_json_string(f->error);
         }
         printf("}\n");
         return;

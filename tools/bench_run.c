@@ -81,6 +81,21 @@ typedef struct scan_check {
     bool first_is_target;
 } scan_check;
 
+void bench_json_string(const char *s)
+{
+    putchar('"');
+    for (; *s != '\0'; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            printf("\\%c", ch);
+        else if (ch < 0x20)
+            printf("\\u%04x", ch);
+        else
+            putchar(ch);
+    }
+    putchar('"');
+}
+
 int bench_value_pool(size_t value_size, uint8_t **out, size_t *len)
 {
     size_t n = value_size > VALUE_POOL_MIN ? value_size : VALUE_POOL_MIN;

@@ -17,9 +17,13 @@
  * States (strata_scanner_next): IDLE (no server scanner) -open_region-> OPEN (scanner_id,
  * results buffered) -next_call-> OPEN ... -> the server says the region has no more ->
  * advance() -> IDLE at the next region, or DONE past the last region, the stop row or
- * the limit. Any retryable failure -> IDLE at the same position (the location list is
- * read again from the locator), after the backoff of client/retry.h within the
- * operation timeout of that next() call.
+ * the limit. Any retryable failure -> IDLE at the same position (the stale location
+ * dropped from the client's location cache as client_note_failure says), after the
+ * backoff of client/retry.h within the operation timeout of that next() call.
+ *
+ * Regions are found through the location cache (like single-row calls), except for a
+ * reversed scan at a region boundary or from the table's end, which takes the locator's
+ * list of the table's regions.
  *
  * Thread-safety: a scanner belongs to one thread at a time.
  */
@@ -238,34 +242,81 @@ static void take_response(strata_scanner_t *sc)
     sc->open = sc->region_more;
 }
 
-/* Finds the region for the position from the locator's list. */
+/* Sets the current region (and its address) to a copy of r. */
+static int use_region(strata_scanner_t *sc, const locator_region *r)
+{
+    locator_region_clear(&sc->reg);
+    int rc = locator_region_copy(&sc->reg, r);
+    if (rc == ST_OK)
+        snprintf(sc->addr, sizeof(sc->addr), "%s:%u", sc->reg.host, (unsigned)sc->reg.port);
+    return rc;
+}
+
+/* The position's region from the location cache (the locator on a miss), when the
+ * position is a row that region holds: every forward scan, a reversed one inside a
+ * region. Like single-row calls, a scan then needs the master only for regions that
+ * moved. */
+static int cached_region(strata_scanner_t *sc)
+{
+    const loccache_entry *e = NULL;
+    int rc = client_locate(sc->c, sc->table, sc->pos.data, sc->pos.len, &e);
+    if (rc != ST_OK)
+        return rc;
+    locator_region r = {.table = (char *)e->table,
+                        .encoded_name = (char *)e->region,
+                        .start_key = (uint8_t *)e->start_key,
+                        .start_len = e->start_len,
+                        .end_key = (uint8_t *)e->end_key,
+                        .end_len = e->end_len,
+                        .host = (char *)e->host,
+                        .port = e->port,
+                        .start_code = (uint64_t)e->start_code};
+    rc = use_region(sc, &r);
+    loccache_entry_release(e);
+    return rc;
+}
+
+/* After a failed call at the current region: drops what the failure says is stale from
+ * the location cache, as single-row calls do. */
+static void note_failure(strata_scanner_t *sc, int status)
+{
+    const locator_region *r = &sc->reg;
+    if (!r->encoded_name || !r->host)
+        return;
+    loccache_entry e = {.table = sc->table,
+                        .region = r->encoded_name,
+                        .start_key = r->start_key,
+                        .start_len = r->start_len,
+                        .end_key = r->end_key,
+                        .end_len = r->end_len,
+                        .host = r->host,
+                        .port = r->port,
+                        .start_code = (int64_t)r->start_code};
+    client_note_failure(sc->c, &e, status);
+}
+
+/* Finds the region for the position: one a RegionMoved hint named, else the location
+ * cache, else (a reversed scan at a region boundary or from the end) the locator's list. */
 static int find_region(strata_scanner_t *sc)
 {
     locator_region *v = NULL;
     size_t n = 0;
     for (size_t i = 0; i < sc->nhinted; i++)
-        if (region_matches(sc, &sc->hinted[i])) {
-            locator_region_clear(&sc->reg);
-            int rc = locator_region_copy(&sc->reg, &sc->hinted[i]);
-            if (rc == ST_OK)
-                snprintf(sc->addr, sizeof(sc->addr), "%s:%u", sc->reg.host,
-                         (unsigned)sc->reg.port);
-            return rc;
-        }
+        if (region_matches(sc, &sc->hinted[i]))
+            return use_region(sc, &sc->hinted[i]);
+    if (!sc->opt.reversed || (!sc->pos_top && !sc->pos_excl))
+        return cached_region(sc);
     int rc = locator_locate_all(sc->c->loc, sc->table, &v, &n);
     if (rc != ST_OK)
         return rc;
-    locator_region_clear(&sc->reg);
     rc = st_error(ST_NOT_SERVING, "client: no region of table %s holds the scan position",
                   sc->table);
     for (size_t i = 0; i < n; i++)
         if (region_matches(sc, &v[i])) {
-            rc = locator_region_copy(&sc->reg, &v[i]);
+            rc = use_region(sc, &v[i]);
             break;
         }
     locator_regions_free(v, n);
-    if (rc == ST_OK)
-        snprintf(sc->addr, sizeof(sc->addr), "%s:%u", sc->reg.host, (unsigned)sc->reg.port);
     return rc;
 }
 
@@ -532,6 +583,7 @@ strata_result_t *strata_scanner_next(strata_scanner_t *sc, char **errptr)
             rc = ST_OK;
             continue;
         }
+        note_failure(sc, rc);
         st_error(rc, "%s", why); /* the close may have overwritten it */
         int64_t pause = 0;
         if ((rc = client_next_pause(&r, rc, 0, &pause)) == ST_OK)

@@ -419,7 +419,7 @@ size_t batch_run(strata_client_t *c, const char *table, batch_action *acts, size
     retry_state r;
     moved_follow mf;
     size_t failed = 0;
-    int follows = 0;
+    client_follow follows = {0};
     moved_follow_init(&mf);
     int rc = sl ? retry_begin(&r, &c->retry)
                 : st_error(ST_NOMEM, "client: out of memory running a batch on table %s", table);

@@ -512,20 +512,20 @@ static int attempt(strata_client_t *c, const char *table, const uint8_t *row, si
     return rc;
 }
 
-int client_follow_pause(retry_state *r, int status, bool follow, int *follows, uint32_t hint,
+int client_follow_pause(retry_state *r, int status, bool follow, client_follow *f, uint32_t hint,
                         int64_t *pause_ms)
 {
-    if ((follow || status == ST_REGION_OPENING) && *follows < CLIENT_FOLLOW_RETRIES) {
+    bool opening = !follow && status == ST_REGION_OPENING && hint <= CLIENT_OPENING_PAUSE_MS &&
+                   f->opening_polls < CLIENT_OPENING_POLLS;
+    if (retry_remaining_ms(r) != 0 && ((follow && f->follows < CLIENT_FOLLOW_RETRIES) || opening)) {
         /* The location just failed: the next lookup waits on the master for the new one,
-         * so there is nothing to back off from. A region opening where it is will serve
-         * within milliseconds: polled at 10, 20, 40 ms... rather than from 100 ms. */
-        if (retry_remaining_ms(r) == 0)
-            return client_next_pause(r, status, hint, pause_ms);
-        int64_t pause = follow ? 0 : (int64_t)CLIENT_OPENING_PAUSE_MS << (*follows < 4 ? *follows : 4);
-        if (hint > pause)
-            pause = hint;
-        (*follows)++;
-        *pause_ms = pause;
+         * so there is nothing to back off from. A region opening where it is serves
+         * within milliseconds: polled every CLIENT_OPENING_PAUSE_MS, not from 100 ms. */
+        if (opening)
+            f->opening_polls++;
+        else
+            f->follows++;
+        *pause_ms = opening ? CLIENT_OPENING_PAUSE_MS : 0;
         return ST_OK;
     }
     return client_next_pause(r, status, hint, pause_ms);
@@ -536,7 +536,7 @@ int client_region_call(strata_client_t *c, const char *table, const uint8_t *row
 {
     retry_state r;
     client_avoid avoid = {0};
-    int follows = 0;
+    client_follow follows = {0};
     moved_follow mf;
     moved_follow_init(&mf);
     int rc = retry_begin(&r, &c->retry);

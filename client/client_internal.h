@@ -35,8 +35,10 @@
 /* Consecutive failures of one operation retried at once, following the cluster's recovery
  * (a lookup that waits on the master), before the backoff table takes over. */
 #define CLIENT_FOLLOW_RETRIES 8
-/* First pause after "region opening" (doubling, within CLIENT_FOLLOW_RETRIES). */
+/* A region answering "opening" is polled this often, at most CLIENT_OPENING_POLLS times
+ * an operation (2 s), before the backoff table takes over. */
 #define CLIENT_OPENING_PAUSE_MS 10
+#define CLIENT_OPENING_POLLS 200
 
 typedef struct opt_region {
     char *table, *name, *host_port;
@@ -225,12 +227,18 @@ void client_avoid_set(client_avoid *avoid, const loccache_entry *e, int status);
 /* The pause before the next attempt, or a give-up status (retry_next, honouring the
  * server's retry_after_ms hint within the time left). */
 int client_next_pause(retry_state *r, int status, uint32_t retry_after_ms, int64_t *pause_ms);
+/* One operation's quick retries (client_follow_pause), zeroed at its start. */
+typedef struct client_follow {
+    int follows;       /* retried at once into a waiting lookup */
+    int opening_polls; /* "region opening" polled */
+} client_follow;
+
 /* The pause after a failed attempt that follows the cluster's recovery: none when follow
  * (the failure set a location to avoid, and that location had not itself come from a
- * wait: the next lookup waits on the master instead), CLIENT_OPENING_PAUSE_MS doubling
- * after ST_REGION_OPENING, at most CLIENT_FOLLOW_RETRIES per operation (counted in
- * *follows); otherwise client_next_pause. */
-int client_follow_pause(retry_state *r, int status, bool follow, int *follows, uint32_t hint,
+ * wait: the next lookup waits on the master instead; at most CLIENT_FOLLOW_RETRIES an
+ * operation), CLIENT_OPENING_PAUSE_MS after ST_REGION_OPENING (at most
+ * CLIENT_OPENING_POLLS); otherwise client_next_pause. */
+int client_follow_pause(retry_state *r, int status, bool follow, client_follow *f, uint32_t hint,
                         int64_t *pause_ms);
 /* Per-call timeout: the rpc timeout capped by the operation time left. */
 int client_call_timeout(const strata_client_t *c, const retry_state *r);
@@ -248,6 +256,7 @@ typedef struct moved_follow {
     uint64_t window_end_ns; /* quick retries at the hinted servers until then; 0: none */
     char servers[MOVED_MAX_SERVERS][300]; /* "host:port" the last hint named */
     size_t nservers;
+    uint64_t newest_ms; /* issued_ms of the newest hint followed; older ones are stale */
 } moved_follow;
 
 void moved_follow_init(moved_follow *f);
@@ -258,12 +267,11 @@ int moved_hint_decode(const char *table, const uint8_t *hint, size_t len, locato
                       size_t *n);
 int moved_hint_decode_msg(const char *table, const Strata__Client__RegionMovedHint *h,
                           locator_region **out, size_t *n);
-/* Caches decoded hinted regions v[0..n) and, in f (may be NULL), notes their servers and
- * opens the quick-retry window. ST_OK if at least one was cached, else ST_NOT_SERVING. */
-int moved_hint_cache(strata_client_t *c, const locator_region *v, size_t n, moved_follow *f);
 /* Caches the hinted regions of table (each insert drops the regions it overlaps) and, in
  * f (may be NULL), notes their servers and opens the quick-retry window. ST_OK if at
- * least one was cached; else the decode failure or ST_NOT_SERVING (nothing changed). */
+ * least one was cached; else the decode failure or ST_NOT_SERVING (nothing changed),
+ * also for a hint older (issued_ms) than one f already followed: a server the region left
+ * earlier keeps its old hint until the region opens there again. */
 int moved_hint_apply(strata_client_t *c, const char *table, const uint8_t *hint, size_t len,
                      moved_follow *f);
 int moved_hint_apply_msg(strata_client_t *c, const char *table,

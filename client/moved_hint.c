@@ -106,7 +106,9 @@ static bool hinted_server(const moved_follow *f, const char *addr)
     return false;
 }
 
-int moved_hint_cache(strata_client_t *c, const locator_region *v, size_t n, moved_follow *f)
+/* Caches decoded hinted regions v[0..n) and notes their servers in f (may be NULL).
+ * ST_OK if any was cached. */
+static int cache_hinted(strata_client_t *c, const locator_region *v, size_t n, moved_follow *f)
 {
     size_t cached = 0;
     for (size_t i = 0; i < n; i++) {
@@ -129,27 +131,34 @@ int moved_hint_cache(strata_client_t *c, const locator_region *v, size_t n, move
     return ST_OK;
 }
 
-int moved_hint_apply(strata_client_t *c, const char *table, const uint8_t *hint, size_t len,
-                     moved_follow *f)
-{
-    locator_region *v = NULL;
-    size_t n = 0;
-    int rc = moved_hint_decode(table, hint, len, &v, &n);
-    if (rc == ST_OK)
-        rc = moved_hint_cache(c, v, n, f);
-    locator_regions_free(v, n);
-    return rc;
-}
-
 int moved_hint_apply_msg(strata_client_t *c, const char *table,
                          const Strata__Client__RegionMovedHint *h, moved_follow *f)
 {
+    uint64_t issued = h && h->has_issued_ms ? h->issued_ms : 0;
+    if (f && issued && issued < f->newest_ms)
+        return st_error(ST_NOT_SERVING,
+                        "moved hint for table %s is older than one followed (%llu < %llu ms)",
+                        table, (unsigned long long)issued, (unsigned long long)f->newest_ms);
     locator_region *v = NULL;
     size_t n = 0;
     int rc = moved_hint_decode_msg(table, h, &v, &n);
     if (rc == ST_OK)
-        rc = moved_hint_cache(c, v, n, f);
+        rc = cache_hinted(c, v, n, f);
     locator_regions_free(v, n);
+    if (rc == ST_OK && f && issued > f->newest_ms)
+        f->newest_ms = issued;
+    return rc;
+}
+
+int moved_hint_apply(strata_client_t *c, const char *table, const uint8_t *hint, size_t len,
+                     moved_follow *f)
+{
+    Strata__Client__RegionMovedHint *h = strata__client__region_moved_hint__unpack(NULL, len, hint);
+    if (!h)
+        return st_error(ST_PROTOCOL, "undecodable moved hint for table %s (%zu bytes)", table,
+                        len);
+    int rc = moved_hint_apply_msg(c, table, h, f);
+    strata__client__region_moved_hint__free_unpacked(h, NULL);
     return rc;
 }
 

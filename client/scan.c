@@ -62,11 +62,7 @@ struct strata_scanner {
     uint64_t scanner_id, seq;
     Strata__Client__ScanResponse *resp;
     size_t next_idx;
-    /* RegionMoved (client/moved_hint.c): the last failed call's hint, and the regions it
-     * named, tried before the locator until a failure the hint does not explain. */
-    buf_t moved;
-    locator_region *hinted;
-    size_t nhinted;
+    buf_t moved; /* the last failed call's RegionMoved hint (client/moved_hint.c) */
 };
 
 /* ---- options ---- */
@@ -295,15 +291,12 @@ static void note_failure(strata_scanner_t *sc, int status)
     client_note_failure(sc->c, &e, status);
 }
 
-/* Finds the region for the position: one a RegionMoved hint named, else the location
- * cache, else (a reversed scan at a region boundary or from the end) the locator's list. */
+/* Finds the region for the position: the location cache (where RegionMoved hints go
+ * too), or for a reversed scan at a region boundary or from the end the locator's list. */
 static int find_region(strata_scanner_t *sc)
 {
     locator_region *v = NULL;
     size_t n = 0;
-    for (size_t i = 0; i < sc->nhinted; i++)
-        if (region_matches(sc, &sc->hinted[i]))
-            return use_region(sc, &sc->hinted[i]);
     if (!sc->opt.reversed || (!sc->pos_top && !sc->pos_excl))
         return cached_region(sc);
     int rc = locator_locate_all(sc->c->loc, sc->table, &v, &n);
@@ -516,35 +509,20 @@ static void reset_after_failure(strata_scanner_t *sc, int status)
     sc->resp = NULL;
 }
 
-/* After a failed call: follows a RegionMoved hint (the next open goes to the region it
- * names) or quick-retries at a hinted server still opening; true: retry now. Otherwise
- * the hinted regions are forgotten and the locator is asked again. */
+/* After a failed call: follows a RegionMoved hint (its regions go to the location
+ * cache, where the next open finds them) or quick-retries at a hinted server still
+ * opening; true: retry now. */
 static bool scan_moved_retry(strata_scanner_t *sc, moved_follow *mf, int status,
                              const retry_state *r)
 {
-    bool hinted = false;
     int64_t pause = 0;
-    if (status == ST_REGION_MOVED && sc->moved.len) {
-        locator_region *v = NULL;
-        size_t n = 0;
-        if (moved_hint_decode(sc->table, sc->moved.data, sc->moved.len, &v, &n) == ST_OK &&
-            moved_hint_cache(sc->c, v, n, mf) == ST_OK) {
-            locator_regions_free(sc->hinted, sc->nhinted);
-            sc->hinted = v;
-            sc->nhinted = n;
-            hinted = true;
-        } else {
-            locator_regions_free(v, n);
-        }
-    }
+    bool hinted = status == ST_REGION_MOVED && sc->moved.len &&
+                  moved_hint_apply(sc->c, sc->table, sc->moved.data, sc->moved.len, mf) == ST_OK;
     buf_free(&sc->moved);
     if (moved_follow_retry(mf, sc->addr, status, hinted, &pause) && moved_follow_step(mf, r)) {
         clock_sleep_ms(pause);
         return true;
     }
-    locator_regions_free(sc->hinted, sc->nhinted);
-    sc->hinted = NULL;
-    sc->nhinted = 0;
     return false;
 }
 
@@ -602,7 +580,6 @@ void strata_scanner_close(strata_scanner_t *sc)
     if (sc->resp)
         strata__client__scan_response__free_unpacked(sc->resp, NULL);
     locator_region_clear(&sc->reg);
-    locator_regions_free(sc->hinted, sc->nhinted);
     buf_free(&sc->moved);
     buf_free(&sc->pos);
     buf_free(&sc->opt.start);

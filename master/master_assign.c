@@ -350,8 +350,14 @@ int master_unassign_moved(master *m, m_region *r, const Strata__Client__RegionMo
     if (rc != ST_OK)
         return rc;
     Strata__Admin__CloseRegionRequest req = STRATA__ADMIN__CLOSE_REGION_REQUEST__INIT;
+    Strata__Client__RegionMovedHint stamped;
     req.encoded_name = r->mr.encoded_name;
-    req.moved_hint = (Strata__Client__RegionMovedHint *)hint;
+    if (hint) {
+        stamped = *hint;
+        stamped.has_issued_ms = 1;
+        stamped.issued_ms = (uint64_t)clock_now_ms();
+        req.moved_hint = &stamped;
+    }
     for (int attempt = 0; attempt < 20 && !atomic_load(&m->stopping); attempt++) {
         rc = master_rs_call(m, addr, "AdminService.CloseRegion", &req.base, NULL, NULL);
         if (rc == ST_OK || rc == ST_NOT_SERVING || rc == ST_NOT_FOUND)

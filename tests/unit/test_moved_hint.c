@@ -25,8 +25,8 @@ typedef struct spec {
     uint32_t port;
 } spec;
 
-/* Packs a hint naming regions v[0..n). */
-static void pack_hint(const spec *v, size_t n, buf_t *out)
+/* Packs a hint naming regions v[0..n), issued at issued_ms (0: unstamped). */
+static void pack_hint_at(const spec *v, size_t n, uint64_t issued_ms, buf_t *out)
 {
     Strata__Client__MovedRegion m[4], *p[4];
     Strata__Client__RegionMovedHint h = STRATA__CLIENT__REGION_MOVED_HINT__INIT;
@@ -44,7 +44,14 @@ static void pack_hint(const spec *v, size_t n, buf_t *out)
     }
     h.n_region = n;
     h.region = p;
+    h.has_issued_ms = issued_ms > 0;
+    h.issued_ms = issued_ms;
     assert_int_equal(rpc_proto_pack(&h.base, out), ST_OK);
+}
+
+static void pack_hint(const spec *v, size_t n, buf_t *out)
+{
+    pack_hint_at(v, n, 0, out);
 }
 
 static void cache_put(strata_client_t *c, const spec *s)
@@ -175,12 +182,40 @@ static void test_quick_retry_only_at_hinted_servers(void **state)
     buf_free(&b);
 }
 
+/* A region moved A -> B, then back B -> A: until it opens on A again, A still holds its
+ * hint of the first move ("went to B") while B's says "went to A". A client that followed
+ * B's newer hint refuses A's older one instead of bouncing between the two. */
+static void test_older_hint_refused_after_newer(void **state)
+{
+    strata_client_t *c = *state;
+    const spec p = {"p", "", "", "b", 2};
+    cache_put(c, &p);
+    moved_follow f;
+    moved_follow_init(&f);
+    buf_t b = {0};
+    const spec to_a[1] = {{"p", "", "", "a", 1}}, to_b[1] = {{"p", "", "", "b", 2}};
+    pack_hint_at(to_a, 1, 2000, &b); /* B's: the second move */
+    assert_int_equal(moved_hint_apply(c, "t", b.data, b.len, &f), ST_OK);
+    assert_at(c, "x", "p", 1);
+    buf_reset(&b);
+    pack_hint_at(to_b, 1, 1000, &b); /* A's: left from the first move */
+    assert_int_equal(moved_hint_apply(c, "t", b.data, b.len, &f), ST_NOT_SERVING);
+    assert_at(c, "x", "p", 1); /* not sent back to B */
+    assert_int_equal(client_moved_hints_followed(c), 1);
+    buf_reset(&b);
+    pack_hint_at(to_b, 1, 3000, &b); /* a third, newer move */
+    assert_int_equal(moved_hint_apply(c, "t", b.data, b.len, &f), ST_OK);
+    assert_at(c, "x", "p", 2);
+    buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decode_roundtrip_and_refusals),
         cmocka_unit_test_setup_teardown(test_move_split_merge_update_cache, setup, teardown),
         cmocka_unit_test_setup_teardown(test_quick_retry_only_at_hinted_servers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_older_hint_refused_after_newer, setup, teardown),
     };
     return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -204,7 +204,10 @@ strata_client_t *strata_client_open(const strata_options_t *opts, char **errptr)
     if (rc == ST_OK)
         rc = rpc_client_new(NULL, &c->rpc);
     if (rc == ST_OK) {
-        c->suspect_ms = CLIENT_DEFAULT_SUSPECT_MS;
+        /* never longer than a call's timeout: a server paused for less than its session
+         * is tried again about as soon as a call to it could have been answered */
+        c->suspect_ms = c->rpc_timeout_ms < CLIENT_DEFAULT_SUSPECT_MS ? c->rpc_timeout_ms
+                                                                       : CLIENT_DEFAULT_SUSPECT_MS;
         pthread_mutex_init(&c->tables_mu, NULL);
         c->tables_mu_init = true;
         rc = srvtrack_open(opts->zk_quorum, opts->zk_parent, on_server_dead, c, &c->track);
@@ -254,17 +257,22 @@ void strata_table_close(strata_table_t *t)
 
 /* ---- locating ---- */
 
+loccache_entry client_entry_of(const locator_region *r)
+{
+    return (loccache_entry){.table = r->table,
+                            .region = r->encoded_name,
+                            .start_key = r->start_key,
+                            .start_len = r->start_len,
+                            .end_key = r->end_key,
+                            .end_len = r->end_len,
+                            .host = r->host,
+                            .port = r->port,
+                            .start_code = (int64_t)r->start_code};
+}
+
 int client_cache_region(strata_client_t *c, const locator_region *r)
 {
-    loccache_entry e = {.table = r->table,
-                        .region = r->encoded_name,
-                        .start_key = r->start_key,
-                        .start_len = r->start_len,
-                        .end_key = r->end_key,
-                        .end_len = r->end_len,
-                        .host = r->host,
-                        .port = r->port,
-                        .start_code = (int64_t)r->start_code};
+    loccache_entry e = client_entry_of(r);
     return loccache_insert(c->cache, &e);
 }
 
@@ -326,11 +334,9 @@ static void server_of(const char *host, uint16_t port, uint64_t start_code, char
 
 static bool avoided(const loccache_entry *e, const client_avoid *a)
 {
-    char sn[320];
-    if (!a || !a->set || !a->server[0])
-        return false;
-    server_of(e->host, e->port, (uint64_t)e->start_code, sn, sizeof(sn));
-    return strcmp(sn, a->server) == 0 && strcmp(e->region, a->region) == 0;
+    return a && a->set && a->host[0] && e->port == a->port &&
+           (uint64_t)e->start_code == a->start_code && strcmp(e->host, a->host) == 0 &&
+           strcmp(e->region, a->region) == 0;
 }
 
 static int wait_budget(int64_t left_ms)
@@ -338,6 +344,26 @@ static int wait_budget(int64_t left_ms)
     if (left_ms < 0 || left_ms > LOCATOR_MASTER_WAIT_MAX_MS)
         return LOCATOR_MASTER_WAIT_MAX_MS;
     return left_ms > 0 ? (int)left_ms : 1;
+}
+
+/* How long a lookup after a failure at avoid may wait on the master: while the region is
+ * in transition or its server is dead, as long as a wait may; while the server is only
+ * suspect (a timeout, a refused connection), until the suspicion ends, when a call to it
+ * is tried again (a server paused for less than its session serves again). */
+static int avoid_wait(strata_client_t *c, const client_avoid *a, int64_t left_ms)
+{
+    if (!a->host[0])
+        return wait_budget(left_ms);
+    switch (srvtrack_check(c->track, a->host, a->port, a->start_code)) {
+    case SRVTRACK_DEAD:
+        return wait_budget(left_ms);
+    case SRVTRACK_SUSPECT: {
+        int64_t s = srvtrack_suspect_left_ms(c->track, a->host, a->port, a->start_code);
+        return wait_budget(left_ms >= 0 && left_ms < s ? left_ms : s);
+    }
+    default:
+        return 1;
+    }
 }
 
 /* Asks the locator for the row's region (waiting while it is where avoid says, if set) and
@@ -352,9 +378,12 @@ static int ask_locator(strata_client_t *c, const char *table, const uint8_t *row
     atomic_fetch_add(&c->locator_lookups, 1);
     int rc;
     if (avoid && avoid->set && can_wait) {
+        char sn[320] = "";
+        if (avoid->host[0])
+            server_of(avoid->host, avoid->port, avoid->start_code, sn, sizeof(sn));
         *waited = true;
-        rc = locator_locate_wait(c->loc, table, row, row_len, avoid->server, avoid->region,
-                                 wait_budget(left_ms), &v, &n);
+        rc = locator_locate_wait(c->loc, table, row, row_len, sn, avoid->region,
+                                 avoid_wait(c, avoid, left_ms), &v, &n);
     } else {
         rc = locator_locate_prefetch(c->loc, table, row, row_len, &v, &n);
     }
@@ -450,15 +479,18 @@ void client_note_failure(strata_client_t *c, const loccache_entry *e, int status
 void client_avoid_set(client_avoid *avoid, const loccache_entry *e, int status)
 {
     avoid->set = retry_classify(status) == RETRY_INVALIDATE && (e || status == ST_NOT_SERVING);
-    avoid->server[0] = avoid->region[0] = '\0';
+    avoid->host[0] = avoid->region[0] = '\0';
     if (!avoid->set || !e) /* no location at all (in transition): wait for one to open */
         return;
     snprintf(avoid->region, sizeof(avoid->region), "%s", e->region);
     /* The server answered that the region is not there (closed, moving, splitting): wait
      * for the region to be open again wherever that is, its own server included (a split
      * that rolled back reopens it there). A server that did not answer is avoided. */
-    if (status != ST_NOT_SERVING && status != ST_REGION_MOVED)
-        server_of(e->host, e->port, (uint64_t)e->start_code, avoid->server, sizeof(avoid->server));
+    if (status != ST_NOT_SERVING && status != ST_REGION_MOVED) {
+        snprintf(avoid->host, sizeof(avoid->host), "%s", e->host);
+        avoid->port = e->port;
+        avoid->start_code = (uint64_t)e->start_code;
+    }
 }
 
 int client_next_pause(retry_state *r, int status, uint32_t retry_after_ms, int64_t *pause_ms)

@@ -30,7 +30,8 @@
 #define CLIENT_DEFAULT_RPC_TIMEOUT_MS 10000
 #define CLIENT_DEFAULT_CACHING 100
 #define CLIENT_DEFAULT_MUTATOR_BUFFER (2u * 1024 * 1024)
-/* How long a server whose call timed out or whose connection failed stays suspect. */
+/* How long a server whose call timed out or whose connection failed stays suspect (the
+ * RPC timeout if that is shorter). */
 #define CLIENT_DEFAULT_SUSPECT_MS 2000
 /* Consecutive failures of one operation retried at once, following the cluster's recovery
  * (a lookup that waits on the master), before the backoff table takes over. */
@@ -77,7 +78,9 @@ struct strata_client {
  * failed on, so the next lookup waits on the master for a newer one. */
 typedef struct client_avoid {
     bool set;
-    char server[320]; /* "host,port,startcode"; "": any server (the region was not there) */
+    char host[256];     /* "": no server (the region was not there): wait for it anywhere */
+    uint16_t port;
+    uint64_t start_code;
     char region[128]; /* encoded name */
 } client_avoid;
 
@@ -201,6 +204,8 @@ typedef int (*client_build_fn)(void *arg, const char *region, buf_t *req);
 int client_region_call(strata_client_t *c, const char *table, const uint8_t *row, size_t row_len,
                        const char *method, client_build_fn build, void *arg, buf_t *resp);
 
+/* r as a cache entry borrowing r's strings and keys. */
+loccache_entry client_entry_of(const locator_region *r);
 /* Caches r (a copy; the regions it overlaps are dropped): loccache_insert's status. */
 int client_cache_region(strata_client_t *c, const locator_region *r);
 /* The cached location of table's region holding row, asking the locator on a miss:

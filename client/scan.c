@@ -276,18 +276,10 @@ static int cached_region(strata_scanner_t *sc)
  * the location cache, as single-row calls do. */
 static void note_failure(strata_scanner_t *sc, int status)
 {
-    const locator_region *r = &sc->reg;
-    if (!r->encoded_name || !r->host)
+    if (!sc->reg.encoded_name || !sc->reg.host)
         return;
-    loccache_entry e = {.table = sc->table,
-                        .region = r->encoded_name,
-                        .start_key = r->start_key,
-                        .start_len = r->start_len,
-                        .end_key = r->end_key,
-                        .end_len = r->end_len,
-                        .host = r->host,
-                        .port = r->port,
-                        .start_code = (int64_t)r->start_code};
+    loccache_entry e = client_entry_of(&sc->reg);
+    e.table = sc->table; /* the name the cache has it under */
     client_note_failure(sc->c, &e, status);
 }
 

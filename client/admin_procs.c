@@ -168,6 +168,42 @@ unsigned char strata_admin_normalize(strata_admin_t *a, char **errptr)
     return ran;
 }
 
+char *strata_admin_balance(strata_admin_t *a, unsigned flags, unsigned char *ran, char **errptr)
+{
+    *ran = 0;
+    int rc = need(a, "balancer");
+    if (rc == ST_OK && (flags & ~(unsigned)(STRATA_BALANCE_FORCE | STRATA_BALANCE_DRY_RUN)))
+        rc = st_error(ST_INVALID_ARGUMENT, "balancer: unknown flags 0x%x", flags);
+    Strata__Master__BalanceRequest req = STRATA__MASTER__BALANCE_REQUEST__INIT;
+    req.has_force = req.force = (flags & STRATA_BALANCE_FORCE) != 0;
+    req.has_dry_run = req.dry_run = (flags & STRATA_BALANCE_DRY_RUN) != 0;
+    Strata__Master__BalanceResponse *resp = NULL;
+    if (rc == ST_OK)
+        rc = admin_rpc_call(admin_handle_rpc(a), "Balance", &req.base,
+                            &strata__master__balance_response__descriptor, PROC_CALL_TIMEOUT_MS,
+                            (ProtobufCMessage **)&resp);
+    char *text = NULL;
+    if (rc == ST_OK) {
+        *ran = resp->ran;
+        const char *plan = resp->plan ? resp->plan : "", *why = resp->reason ? resp->reason : "";
+        size_t len = strlen(plan) + strlen(why) + 256;
+        text = malloc(len);
+        if (!text) {
+            rc = st_error(ST_NOMEM, "out of memory");
+        } else if (resp->ran) {
+            snprintf(text, len, "%s: cost %.4f -> %.4f, %u moves planned, %u done, %u failed%s%s\n%s",
+                     resp->policy ? resp->policy : "balancer", resp->cost_before, resp->cost_after,
+                     resp->moves_planned, resp->moves_done, resp->moves_failed, why[0] ? "; " : "",
+                     why, plan);
+        } else {
+            snprintf(text, len, "%s\n", why);
+        }
+    }
+    admin_rpc_free_msg(resp);
+    report(rc, errptr);
+    return text;
+}
+
 strata_name_list_t *strata_admin_compaction_switch(strata_admin_t *a, unsigned char on,
                                                    const char *const *servers, size_t n,
                                                    unsigned char **previous, char **errptr)

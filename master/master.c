@@ -78,7 +78,8 @@ static const config_key master_keys[] = {
 
 int master_config_define(config *c)
 {
-    return config_define_all(c, master_keys, sizeof(master_keys) / sizeof(master_keys[0]));
+    int rc = config_define_all(c, master_keys, sizeof(master_keys) / sizeof(master_keys[0]));
+    return rc == ST_OK ? master_balancer_define(c) : rc;
 }
 
 static int copy_str(char *dst, size_t cap, const char *src, const char *key)
@@ -166,6 +167,8 @@ int master_new(const config *cfg, master **out)
     if (!m)
         return st_error(ST_NOMEM, "out of memory");
     int rc = read_settings(m, cfg);
+    if (rc == ST_OK)
+        rc = master_balancer_settings(m, cfg);
     if (rc != ST_OK) {
         free(m);
         return rc;
@@ -822,5 +825,6 @@ void master_free(master *m)
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->cv);
     pthread_cond_destroy(&m->chore_cv);
+    free(m->bal_last);
     free(m);
 }

@@ -483,3 +483,57 @@ int master_assign_many(master *m, m_table *t, m_region **v, size_t n, master_bul
         return st_error(b.rc, "%s", b.msg);
     return ST_OK;
 }
+
+int master_move_region(master *m, const char *encoded, const char *dest, const char *expect_from,
+                       char *where, size_t cap)
+{
+    m_region *r = NULL;
+    m_table *t = NULL;
+    char to[SERVER_NAME_MAX] = "";
+    int rc = master_region_take(m, encoded, &r, &t);
+    if (rc != ST_OK)
+        return rc;
+    pthread_mutex_lock(&m->mu);
+    if (t->state != META_TABLE_ENABLED)
+        rc = st_error(ST_INVALID_ARGUMENT, "region %s: table %s is not enabled", encoded, t->name);
+    else if (expect_from && (r->mr.state != META_OPEN || strcmp(r->mr.server, expect_from) != 0))
+        rc = st_error(ST_NOT_SERVING, "move %s: the region is no longer open on %s", encoded,
+                      expect_from);
+    if (rc == ST_OK && dest && dest[0]) {
+        m_server *s = master_server_find(m, dest);
+        if (!s || s->stopping)
+            rc = st_error(ST_NOT_FOUND, "move %s: region server %s is not live", encoded, dest);
+        else
+            snprintf(to, sizeof(to), "%s", s->name);
+    } else if (rc == ST_OK) {
+        rc = master_server_pick(m, r->mr.server[0] ? r->mr.server : NULL, to, sizeof(to));
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (rc == ST_OK && strcmp(to, r->mr.server) != 0) {
+        /* HBase's TransitRegionStateProcedure (MOVE); its state is the region's row. */
+        const char *regions[1] = {encoded};
+        uint64_t id = master_proc_begin(m, "TransitRegionStateProcedure", t->name, regions, 1);
+        master_proc_set_step(m, id, "MOVE:CLOSE");
+        master_moved dst;
+        Strata__Client__MovedRegion *one[1] = {&dst.msg};
+        Strata__Client__RegionMovedHint hint = STRATA__CLIENT__REGION_MOVED_HINT__INIT;
+        if (master_moved_init(&dst, &r->mr, to) == ST_OK) {
+            hint.n_region = 1;
+            hint.region = one;
+        }
+        rc = master_unassign_moved(m, r, &hint);
+        master_proc_set_step(m, id, "MOVE:OPEN");
+        if (rc == ST_OK)
+            rc = master_assign(m, t, r, to);
+        master_proc_end(m, id, false, rc == ST_OK ? M_PROC_SUCCESS : M_PROC_FAILED,
+                        rc == ST_OK ? NULL : st_errmsg());
+    }
+    if (where)
+        snprintf(where, cap, "%s", r->mr.server);
+    char now[SERVER_NAME_MAX];
+    snprintf(now, sizeof(now), "%s", r->mr.server);
+    master_region_give(m, r);
+    if (rc == ST_OK)
+        LOG_INFO("master %s: moved region %s to %s", m->name, encoded, now);
+    return rc;
+}

@@ -273,6 +273,13 @@ void *master_chore_main(void *arg)
         if (normalize)
             master_normalize_async(m); /* splits and merges take a while: not on the chore */
         pthread_mutex_lock(&m->mu);
+        bool balance = clock_now_ms() >= m->balancer_last_ms + m->balancer_period_ms;
+        if (balance)
+            m->balancer_last_ms = clock_now_ms();
+        pthread_mutex_unlock(&m->mu);
+        if (balance)
+            master_balance_async(m); /* moves take a while: not on the chore */
+        pthread_mutex_lock(&m->mu);
         bool sync = m->rs_changed || first;
         pthread_mutex_unlock(&m->mu);
         master_chore_pass(m, sync);

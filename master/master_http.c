@@ -222,6 +222,39 @@ static int metrics_tables(buf_t *b, const master_snap *sn)
     return rc;
 }
 
+static int metrics_balancer(buf_t *b, master *m)
+{
+    bool have = false;
+    double cost = 0, part[BAL_COSTS] = {0};
+    pthread_mutex_lock(&m->mu);
+    if (m->bal_last && m->bal_last->ran) {
+        have = true;
+        cost = m->bal_last->cost_after;
+        memcpy(part, m->bal_last->part_after, sizeof(part));
+    }
+    pthread_mutex_unlock(&m->mu);
+    int rc = family(b, "balancer_enabled", "gauge", "1 while the balancer switch is on",
+                    master_switch_get(m, MASTER_SWITCH_BALANCER) ? 1 : 0, true);
+    if (rc == ST_OK)
+        rc = family(b, "balancer_runs", "counter", "Balancer runs that planned (dry runs not counted)",
+                    (double)atomic_load(&m->balancer_runs), true);
+    if (rc == ST_OK)
+        rc = family(b, "balancer_moves", "counter", "Region moves the balancer made",
+                    (double)atomic_load(&m->balancer_moves), true);
+    if (rc == ST_OK)
+        rc = family(b, "balancer_cost", "gauge",
+                    "The cluster's weighted balancer cost in [0, 1] after the last run's plan",
+                    cost, true);
+    if (rc == ST_OK)
+        rc = family(b, "balancer_cost_part", "gauge",
+                    "Each cost function's value in [0, 1] after the last run's plan", 0, false);
+    for (int k = 0; rc == ST_OK && have && k < BAL_COSTS; k++) {
+        prom_label l = {"cost", bal_cost_name((bal_cost_kind)k)};
+        rc = prom_sample_double(b, "balancer_cost_part", &l, 1, part[k]);
+    }
+    return rc;
+}
+
 static int render_metrics(void *ctx, const status_pages_view *v, buf_t *b)
 {
     master *m = ctx;
@@ -242,6 +275,8 @@ static int render_metrics(void *ctx, const status_pages_view *v, buf_t *b)
         rc = metric_servers(b, sn, &server_metrics[i]);
     if (rc == ST_OK)
         rc = metrics_tables(b, sn);
+    if (rc == ST_OK)
+        rc = metrics_balancer(b, m);
     return rc;
 }
 
@@ -451,6 +486,59 @@ static void page_procs(master *m, const master_snap *sn, html_doc *d)
         html_raw(d, "</pre>\n");
     }
     pthread_mutex_unlock(&m->mu);
+}
+
+/* The balancer: switch, policy, the last run with its cost breakdown and moves. */
+static void page_balancer(master *m, const master_snap *sn, html_doc *d)
+{
+    master_balance_run *last = malloc(sizeof(*last));
+    bool have = false;
+    pthread_mutex_lock(&m->mu);
+    if (last && m->bal_last) {
+        *last = *m->bal_last;
+        have = true;
+    }
+    pthread_mutex_unlock(&m->mu);
+    html_raw(d, "<h2>Balancer</h2>\n<p>");
+    html_textf(d, "%s, switch %s, every %.0f s; %llu runs, %llu moves.",
+               bal_policy_name(m->bal_cfg.policy),
+               master_switch_get(m, MASTER_SWITCH_BALANCER) ? "on" : "off",
+               (double)m->balancer_period_ms / 1000.0,
+               (unsigned long long)atomic_load(&m->balancer_runs),
+               (unsigned long long)atomic_load(&m->balancer_moves));
+    html_raw(d, "</p>\n");
+    if (have) {
+        html_raw(d, "<p>");
+        html_textf(d, "Last run %.1f s ago%s%s, %.0f ms: ", (double)(sn->now_ms - last->started_ms) / 1000.0,
+                   last->forced ? " (forced)" : "", last->dry_run ? " (dry run)" : "",
+                   (double)last->duration_ms);
+        if (last->ran)
+            html_textf(d, "%zu servers, %zu regions, %zu moves planned, %zu done, %zu failed; "
+                          "busiest server %.2f x the mean request rate before, %.2f after the plan.",
+                       last->servers, last->regions, last->planned, last->done, last->failed,
+                       last->max_mean_before, last->max_mean_after);
+        if (last->why[0])
+            html_textf(d, " %s", last->why);
+        html_raw(d, "</p>\n");
+        if (last->ran) {
+            html_raw(d, "<table><tr><th>Cost</th><th>Weight</th><th>Before</th><th>After</th></tr>\n");
+            for (int k = 0; k < BAL_COSTS; k++) {
+                html_raw(d, "<tr><td>");
+                html_text(d, bal_cost_name((bal_cost_kind)k));
+                html_rawf(d, "</td><td class=\"n\">%g</td><td class=\"n\">%.4f</td><td class=\"n\">%.4f</td></tr>\n",
+                          m->bal_cfg.weight[k], last->part_before[k], last->part_after[k]);
+            }
+            html_rawf(d, "<tr><th>total</th><td></td><td class=\"n\">%.4f</td><td class=\"n\">%.4f</td></tr>\n",
+                      last->cost_before, last->cost_after);
+            html_raw(d, "</table>\n");
+        }
+        if (last->plan[0]) {
+            html_raw(d, "<h3>Last balancer plan and moves</h3><pre>");
+            html_text(d, last->plan);
+            html_raw(d, "</pre>\n");
+        }
+    }
+    free(last);
 }
 
 /* Split parents and merged regions the janitor has not cleaned: their links (mu taken). */
@@ -702,6 +790,7 @@ static void render_page(void *ctx, const status_pages_view *v, html_doc *d)
         page_tables(sn, d);
         page_rits(sn, d);
         page_procs(ctx, sn, d);
+        page_balancer(ctx, sn, d);
         page_lineage(ctx, d);
         page_spread(sn, d);
     }

@@ -37,6 +37,7 @@
 #include "common/server_name.h"
 #include "common/zk/zk.h"
 #include "common/zk/znodes.h"
+#include "master/balancer.h"
 #include "master/master.h"
 #include "meta/meta.h"
 #include "regionserver/storage/engine.h"
@@ -61,6 +62,13 @@ typedef struct master_ops {
     int (*zk_session_timeout_ms)(void *ctx);
 } master_ops;
 
+/* One heartbeat's request counters of a region (the balancer's load window). */
+typedef struct m_load_sample {
+    int64_t ms;
+    uint64_t reads, writes;
+} m_load_sample;
+#define M_LOAD_SAMPLES 32
+
 typedef struct m_region {
     meta_region mr;      /* the row as last written to meta */
     bool busy;           /* an operation has it (master_region_take) */
@@ -70,6 +78,11 @@ typedef struct m_region {
     /* Left the table's regions (a split parent, a merged parent): whoever takes it by a
      * pointer read before leaves it alone (master_assign, master_unassign, master_repair). */
     bool retired;
+    /* Request counters from the last heartbeats of the server in load_server (a hash of its
+     * name), oldest first in the ring (master_balancer.c); mu. */
+    m_load_sample load[M_LOAD_SAMPLES];
+    unsigned nload, load_head;
+    uint64_t load_server;
 } m_region;
 
 typedef struct m_table {
@@ -169,7 +182,16 @@ struct master {
     uint64_t last_proc_id;
     int proc_threads; /* threads finishing procedures or normalizing (master_stop waits) */
     /* switches (master_proc.c): split/merge/normalizer mirrored in ZooKeeper */
-    atomic_bool switch_split, switch_merge, switch_normalizer, switch_janitor;
+    atomic_bool switch_split, switch_merge, switch_normalizer, switch_janitor, switch_balancer;
+    /* the balancer (master_balancer.c) */
+    bal_config bal_cfg;
+    int64_t balancer_period_ms;
+    int64_t balancer_max_run_ms;   /* no move starts later than this into a run */
+    int balancer_moves_per_server; /* moves one server takes part in at once */
+    int64_t load_window_ms;        /* request rates are over this much of the heartbeats */
+    int64_t balancer_last_ms;      /* when the chore last started a run (mu) */
+    struct master_balance_run *bal_last; /* the last run that ran (mu); NULL before */
+    _Atomic uint64_t balancer_runs, balancer_moves;
     /* split and merge (master_split.c, master_janitor.c) */
     int64_t janitor_interval_ms;
     _Atomic int64_t janitor_last_ms;
@@ -286,6 +308,13 @@ typedef struct master_moved {
     server_name sn;
 } master_moved;
 int master_moved_init(master_moved *out, const meta_region *r, const char *server);
+/* Moves a region (encoded name) to dest (a server name or address; NULL or "": the least
+ * loaded other server), as HBase's TransitRegionStateProcedure (MOVE): closed where it is
+ * (telling that server where it goes), then opened at dest. With expect_from, only if the
+ * region is still open there (ST_NOT_SERVING if not). *where (may be NULL) gets the server it
+ * is on afterwards. Takes the region itself. */
+int master_move_region(master *m, const char *encoded, const char *dest, const char *expect_from,
+                       char *where, size_t cap);
 /* Changes r's state/server in meta then in memory (r taken). */
 int master_set_state(master *m, m_region *r, meta_region_state st, const char *server);
 typedef enum master_bulk_op {
@@ -364,8 +393,9 @@ typedef enum master_switch {
     MASTER_SWITCH_MERGE,
     MASTER_SWITCH_NORMALIZER,
     MASTER_SWITCH_CATALOG_JANITOR,
+    MASTER_SWITCH_BALANCER,
 } master_switch;
-/* Parses "SPLIT", "MERGE", "NORMALIZER", "CATALOG_JANITOR" (any case). */
+/* Parses "SPLIT", "MERGE", "NORMALIZER", "CATALOG_JANITOR", "BALANCER" (any case). */
 int master_switch_parse(const char *name, master_switch *out);
 bool master_switch_get(master *m, master_switch s);
 /* Sets a switch (persisted in ZooKeeper but for the janitor's); *prev gets the old state. */
@@ -396,6 +426,41 @@ int master_merge_resume(master *m, Strata__Master__Procedure *p);
 int master_normalize(master *m, const char *only_table, bool *ran);
 /* The same on a thread of its own (the chore's periodic run); master_stop waits for it. */
 void master_normalize_async(master *m);
+
+/* ---- master_balancer.c: the load balancer (docs/balancer.md) ---- */
+/* What one balancer run did: shown on the page, in /metrics and answered to the shell. */
+typedef struct master_balance_run {
+    int64_t started_ms, duration_ms;
+    bool ran;     /* false: skipped (why says so) */
+    bool forced, dry_run;
+    bal_policy policy;
+    size_t servers, regions;
+    double cost_before, cost_after;
+    double part_before[BAL_COSTS], part_after[BAL_COSTS];
+    double max_mean_before, max_mean_after; /* busiest server's request rate / the mean */
+    size_t planned, done, failed;
+    long steps;
+    char why[256];
+    char plan[8192]; /* one line per move: planned, then what each did */
+} master_balance_run;
+
+/* Defines the balancer's keys (master_config_define). */
+int master_balancer_define(config *c);
+/* Reads the balancer's settings (master_new): ST_INVALID_ARGUMENT names a bad one. */
+int master_balancer_settings(master *m, const config *c);
+/* One run (docs/balancer.md "A run"): not while the switch is off (unless dry_run), regions
+ * are in transition or a dead server is being recovered (unless force). *out gets what it
+ * did (also when it did not run). One run at a time: a second one answers ran = false. */
+int master_balance(master *m, bool force, bool dry_run, master_balance_run *out);
+/* The same on a thread of its own (the chore's periodic run). */
+void master_balance_async(master *m);
+/* Records a heartbeat's region counters in the load window (mu held). */
+void master_load_record(master *m, const m_server *s,
+                        const Strata__Master__RegionServerReportRequest *rep, int64_t now_ms);
+/* A region's read and write requests per second over the load window (mu held); 0 when
+ * fewer than two samples are in it. */
+void master_load_rates(const master *m, const m_region *r, int64_t now_ms, double *reads,
+                       double *writes);
 
 /* ---- master_janitor.c: the catalog janitor ---- */
 /* Removes every split parent and merge record no region references any more. *cleaned

@@ -386,7 +386,8 @@ int master_proc_resume_open(master *m, uint64_t id, const char *const *kids, siz
 
 /* ---- switches ---- */
 
-static const char *const switch_names[] = {"SPLIT", "MERGE", "NORMALIZER", "CATALOG_JANITOR"};
+static const char *const switch_names[] = {"SPLIT", "MERGE", "NORMALIZER", "CATALOG_JANITOR",
+                                           "BALANCER"};
 
 int master_switch_parse(const char *name, master_switch *out)
 {
@@ -396,7 +397,7 @@ int master_switch_parse(const char *name, master_switch *out)
             return ST_OK;
         }
     return st_error(ST_INVALID_ARGUMENT,
-                    "unknown switch '%s' (SPLIT, MERGE, NORMALIZER or CATALOG_JANITOR)",
+                    "unknown switch '%s' (SPLIT, MERGE, NORMALIZER, CATALOG_JANITOR or BALANCER)",
                     name ? name : "");
 }
 
@@ -409,6 +410,8 @@ static atomic_bool *switch_var(master *m, master_switch s)
         return &m->switch_merge;
     case MASTER_SWITCH_NORMALIZER:
         return &m->switch_normalizer;
+    case MASTER_SWITCH_BALANCER:
+        return &m->switch_balancer;
     default:
         return &m->switch_janitor;
     }
@@ -423,6 +426,8 @@ static char *switch_path(master *m, master_switch s)
         return znodes_path(m->parent, ZNODE_SWITCH, "merge");
     if (s == MASTER_SWITCH_NORMALIZER)
         return znodes_path(m->parent, ZNODE_NORMALIZER, NULL);
+    if (s == MASTER_SWITCH_BALANCER)
+        return znodes_path(m->parent, ZNODE_BALANCER, NULL);
     return NULL;
 }
 
@@ -442,7 +447,7 @@ int master_switch_set(master *m, master_switch s, bool on, bool *prev)
         rc = master_zk_set(m, path, v, strlen(v));
         if (rc == ST_NOT_FOUND)
             rc = master_zk_create(m, path, v, strlen(v), ZK_PERSISTENT);
-        if (rc == ST_NOT_FOUND && s != MASTER_SWITCH_NORMALIZER) {
+        if (rc == ST_NOT_FOUND && s != MASTER_SWITCH_NORMALIZER && s != MASTER_SWITCH_BALANCER) {
             /* <parent>/switch itself is missing (a cluster made before it existed). */
             char *dir = znodes_path(m->parent, ZNODE_SWITCH, NULL);
             int d = dir ? master_zk_create(m, dir, NULL, 0, ZK_PERSISTENT) : ST_NOMEM;
@@ -466,7 +471,9 @@ int master_switch_set(master *m, master_switch s, bool on, bool *prev)
 void master_switches_load(master *m)
 {
     atomic_store(&m->switch_janitor, true);
-    for (master_switch s = MASTER_SWITCH_SPLIT; s <= MASTER_SWITCH_NORMALIZER; s++) {
+    for (master_switch s = MASTER_SWITCH_SPLIT; s <= MASTER_SWITCH_BALANCER; s++) {
+        if (s == MASTER_SWITCH_CATALOG_JANITOR)
+            continue;
         bool on = true;
         char *path = switch_path(m, s);
         uint8_t *data = NULL;

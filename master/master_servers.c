@@ -592,6 +592,7 @@ static int handle_report(master *m, const Strata__Master__RegionServerReportRequ
         copy = NULL;
         s->report_ms = clock_now_ms();
         report_totals(s, s->report_ms);
+        master_load_record(m, s, s->report, s->report_ms);
         if (!s->reported) {
             s->reported = true;
             pthread_cond_broadcast(&m->chore_cv); /* it can take regions now */

@@ -420,49 +420,8 @@ static int move_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     master *m = ctx;
     Strata__Master__MoveRegionRequest *req = (Strata__Master__MoveRegionRequest *)msg;
-    m_region *r = NULL;
-    m_table *t = NULL;
-    char dest[SERVER_NAME_MAX] = "";
-    int rc = master_region_take(m, req->encoded_name, &r, &t);
-    if (rc != ST_OK)
-        return rc;
-    rc = table_enabled(m, t, req->encoded_name);
-    pthread_mutex_lock(&m->mu);
-    if (rc == ST_OK && req->dest && req->dest[0]) {
-        m_server *s = master_server_find(m, req->dest);
-        if (!s)
-            rc = st_error(ST_NOT_FOUND, "move %s: region server %s is not live", req->encoded_name,
-                          req->dest);
-        else
-            snprintf(dest, sizeof(dest), "%s", s->name);
-    } else if (rc == ST_OK) {
-        rc = master_server_pick(m, r->mr.server[0] ? r->mr.server : NULL, dest, sizeof(dest));
-    }
-    pthread_mutex_unlock(&m->mu);
-    if (rc == ST_OK && strcmp(dest, r->mr.server) != 0) {
-        /* HBase's TransitRegionStateProcedure (MOVE); its state is the region's row. */
-        const char *regions[1] = {req->encoded_name};
-        uint64_t id = master_proc_begin(m, "TransitRegionStateProcedure", t->name, regions, 1);
-        master_proc_set_step(m, id, "MOVE:CLOSE");
-        master_moved dst;
-        Strata__Client__MovedRegion *one[1] = {&dst.msg};
-        Strata__Client__RegionMovedHint hint = STRATA__CLIENT__REGION_MOVED_HINT__INIT;
-        if (master_moved_init(&dst, &r->mr, dest) == ST_OK) {
-            hint.n_region = 1;
-            hint.region = one;
-        }
-        rc = master_unassign_moved(m, r, &hint);
-        master_proc_set_step(m, id, "MOVE:OPEN");
-        if (rc == ST_OK)
-            rc = master_assign(m, t, r, dest);
-        master_proc_end(m, id, false, rc == ST_OK ? M_PROC_SUCCESS : M_PROC_FAILED,
-                        rc == ST_OK ? NULL : st_errmsg());
-    }
-    char where[SERVER_NAME_MAX];
-    snprintf(where, sizeof(where), "%s", r->mr.server);
-    master_region_give(m, r);
-    if (rc == ST_OK)
-        LOG_INFO("master %s: moved region %s to %s", m->name, req->encoded_name, where);
+    char where[SERVER_NAME_MAX] = "";
+    int rc = master_move_region(m, req->encoded_name, req->dest, NULL, where, sizeof(where));
     return rc == ST_OK ? answer_server(reply, where, true) : rc;
 }
 

@@ -1,7 +1,7 @@
 /*
  * master_service_procs.c - the MasterService methods of the region life cycle
  * (common/proto/master.proto; docs/split-merge.md, docs/procedures.md): SplitRegion,
- * MergeRegions, ListProcedures, SetSwitch, RunCatalogJanitor, Normalize and
+ * MergeRegions, ListProcedures, SetSwitch, RunCatalogJanitor, Normalize, Balance and
  * CompactionSwitch (forwarded to the region servers).
  *
  * Thread-safety: handlers run on RPC handler threads; a split runs on the thread of its
@@ -299,6 +299,33 @@ static int normalize_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     return rpc_proto_reply(reply, &resp.base);
 }
 
+static int balance_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    master *m = ctx;
+    Strata__Master__BalanceRequest *req = (Strata__Master__BalanceRequest *)msg;
+    master_balance_run *run = malloc(sizeof(*run));
+    if (!run)
+        return st_error(ST_NOMEM, "out of memory");
+    int rc = master_balance(m, req->has_force && req->force, req->has_dry_run && req->dry_run, run);
+    if (rc == ST_OK) {
+        Strata__Master__BalanceResponse resp = STRATA__MASTER__BALANCE_RESPONSE__INIT;
+        resp.ran = run->ran;
+        resp.reason = run->why;
+        resp.plan = run->plan;
+        resp.has_moves_planned = resp.has_moves_done = resp.has_moves_failed = true;
+        resp.moves_planned = (uint32_t)run->planned;
+        resp.moves_done = (uint32_t)run->done;
+        resp.moves_failed = (uint32_t)run->failed;
+        resp.has_cost_before = resp.has_cost_after = run->ran;
+        resp.cost_before = run->cost_before;
+        resp.cost_after = run->cost_after;
+        resp.policy = (char *)bal_policy_name(run->policy);
+        rc = rpc_proto_reply(reply, &resp.base);
+    }
+    free(run);
+    return rc;
+}
+
 /* Forwards the switch to each live server (or those named). */
 static int compaction_switch_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
@@ -386,6 +413,8 @@ RPC_PROTO_HANDLER(h_switch, check_active, strata__master__set_switch_request__de
                   switch_body)
 RPC_PROTO_HANDLER(h_normalize, check_active, strata__master__normalize_request__descriptor,
                   normalize_body)
+RPC_PROTO_HANDLER(h_balance, check_active, strata__master__balance_request__descriptor,
+                  balance_body)
 RPC_PROTO_HANDLER(h_compaction_switch, check_active,
                   strata__master__compaction_switch_all_request__descriptor, compaction_switch_body)
 RPC_PROTO_HANDLER(h_janitor, check_active, strata__master__run_catalog_janitor_request__descriptor,
@@ -403,6 +432,7 @@ int master_service_register_procs(master *m)
         {"MasterService.SetSwitch", h_switch},
         {"MasterService.RunCatalogJanitor", h_janitor},
         {"MasterService.Normalize", h_normalize},
+        {"MasterService.Balance", h_balance},
         {"MasterService.CompactionSwitch", h_compaction_switch},
     };
     for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {

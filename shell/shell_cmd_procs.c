@@ -1,8 +1,10 @@
 /*
  * shell_cmd_procs.c - the region life cycle in the shell, as HBase's: split,
  * merge_region, splitormerge_switch, splitormerge_enabled, catalogjanitor_run,
- * catalogjanitor_switch, catalogjanitor_enabled, compaction_switch, normalize, normalizer_switch,
- * normalizer_enabled and list_procedures (docs/split-merge.md, docs/procedures.md).
+ * catalogjanitor_switch, catalogjanitor_enabled, compaction_switch, normalize,
+ * normalizer_switch, normalizer_enabled, list_procedures (docs/split-merge.md,
+ * docs/procedures.md) and the balancer's balancer, balance_switch and balancer_enabled
+ * (docs/balancer.md).
  *
  * Thread-safety: a session belongs to one thread.
  */
@@ -193,6 +195,69 @@ static int cmd_normalize(shell_session *s, const shell_value *args)
     return rc;
 }
 
+/* balancer ['force'] ['dry_run']: what ran, then true or false. */
+static int cmd_balancer(shell_session *s, const shell_value *args)
+{
+    unsigned flags = 0;
+    int rc = shell_nargs(args, 0, 2);
+    for (size_t i = 0; rc == ST_OK && i < args->n; i++) {
+        const shell_value *v = NULL;
+        rc = shell_str_arg(args, i, "Balancer option", &v);
+        if (rc == ST_OK && strcasecmp(v->s, "force") == 0)
+            flags |= STRATA_BALANCE_FORCE;
+        else if (rc == ST_OK && strcasecmp(v->s, "dry_run") == 0)
+            flags |= STRATA_BALANCE_DRY_RUN;
+        else if (rc == ST_OK)
+            rc = st_error(ST_INVALID_ARGUMENT,
+                          "balancer option must be 'force' or 'dry_run', not '%s'", v->s);
+    }
+    strata_admin_t *a = NULL;
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
+    if (rc != ST_OK)
+        return rc;
+    char *err = NULL;
+    unsigned char ran = 0;
+    char *text = strata_admin_balance(a, flags, &ran, &err);
+    rc = shell_failed(err);
+    if (rc == ST_OK) {
+        if (ran)
+            fprintf(s->out, "Balancer ran%s\n%s", (flags & STRATA_BALANCE_DRY_RUN) ? " (dry run)" : "",
+                    text ? text : "");
+        else
+            fprintf(s->out, "Balancer did not run: %s", text ? text : "\n");
+        fprintf(s->out, "%s\n", ran ? "true" : "false");
+    }
+    strata_free(text);
+    return rc;
+}
+
+/* balance_switch true|false: HBase's "Previous balancer state : ..." line. */
+static int cmd_balance_switch(shell_session *s, const shell_value *args)
+{
+    strata_admin_t *a = NULL;
+    bool on = false;
+    int rc = shell_nargs(args, 1, 1);
+    if (rc == ST_OK)
+        rc = shell_bool_value(&args->items[0], "The switch value", &on);
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
+    if (rc != ST_OK)
+        return rc;
+    char *err = NULL;
+    unsigned char prev = strata_admin_set_switch(a, "BALANCER", on, &err);
+    rc = shell_failed(err);
+    if (rc == ST_OK)
+        fprintf(s->out, "Previous balancer state : %s\n", prev ? "true" : "false");
+    return rc;
+}
+
+static int cmd_balancer_enabled(shell_session *s, const shell_value *args)
+{
+    int rc = shell_nargs(args, 0, 0);
+    return rc == ST_OK ? switch_cmd(s, "BALANCER", NULL) : rc;
+}
+
 /* compaction_switch true|false [, 'server' ...]: HBase's table of previous states. */
 static int cmd_compaction_switch(shell_session *s, const shell_value *args)
 {
@@ -328,6 +393,29 @@ const shell_command shell_cmds_procs[] = {
      "  strata> compaction_switch false\n"
      "  To enable compactions on specific region servers\n"
      "  strata> compaction_switch true, 'server2','server1'\n"},
+    {"balance_switch", "tools", cmd_balance_switch,
+     "Enable/Disable balancer. Returns previous balancer state.\n"
+     "Examples:\n"
+     "\n"
+     "  strata> balance_switch true\n"
+     "  strata> balance_switch false\n"},
+    {"balancer", "tools", cmd_balancer,
+     "Trigger the cluster balancer. Returns true if balancer ran, otherwise false (the\n"
+     "balancer switch is off, regions are in transition or a dead server is being\n"
+     "recovered; the reason is printed). The moves planned and made are printed.\n"
+     "Parameter 'force' runs it also while regions are in transition; 'dry_run' plans\n"
+     "and prints the moves without making them (also while the switch is off).\n"
+     "Examples:\n"
+     "\n"
+     "  strata> balancer\n"
+     "  strata> balancer 'force'\n"
+     "  strata> balancer 'dry_run'\n"
+     "  strata> balancer 'dry_run', 'force'\n"},
+    {"balancer_enabled", "tools", cmd_balancer_enabled,
+     "Query the balancer's state.\n"
+     "Examples:\n"
+     "\n"
+     "  strata> balancer_enabled\n"},
     {"list_procedures", "procedures", cmd_list_procedures,
      "List all procedures in the cluster: the running ones and the last ones that ended.\n"
      "Examples:\n"

@@ -340,8 +340,8 @@ char *strata_admin_merge_regions(strata_admin_t *a, const char *const *encoded_n
                                  unsigned char force, char **errptr);
 
 /* The master's switches: "SPLIT", "MERGE" (splitormerge_switch), "NORMALIZER",
- * "CATALOG_JANITOR". Setting one returns its previous state; SPLIT, MERGE and NORMALIZER
- * are kept in ZooKeeper, so a new active master keeps them. */
+ * "CATALOG_JANITOR", "BALANCER". Setting one returns its previous state; all but
+ * CATALOG_JANITOR are kept in ZooKeeper, so a new active master keeps them. */
 unsigned char strata_admin_set_switch(strata_admin_t *a, const char *name, unsigned char on,
                                       char **errptr);
 unsigned char strata_admin_switch_enabled(strata_admin_t *a, const char *name, char **errptr);
@@ -352,6 +352,14 @@ unsigned char strata_admin_switch_enabled(strata_admin_t *a, const char *name, c
 strata_name_list_t *strata_admin_compaction_switch(strata_admin_t *a, unsigned char on,
                                                    const char *const *servers, size_t n,
                                                    unsigned char **previous, char **errptr);
+/* Runs the balancer once (HBase's balancer): STRATA_BALANCE_FORCE also while regions are
+ * in transition, STRATA_BALANCE_DRY_RUN plans and moves nothing. Sets *ran (false while the
+ * BALANCER switch is off, regions are in transition, ...) and returns a text (malloc'ed,
+ * free with strata_free): the policy, costs before and after and the moves planned and made,
+ * or why it did not run; NULL on failure. */
+#define STRATA_BALANCE_FORCE 1u
+#define STRATA_BALANCE_DRY_RUN 2u
+char *strata_admin_balance(strata_admin_t *a, unsigned flags, unsigned char *ran, char **errptr);
 /* Runs the normalizer once over the tables with NORMALIZATION_ENABLED => true; returns
  * whether it ran (not while the NORMALIZER switch is off). */
 unsigned char strata_admin_normalize(strata_admin_t *a, char **errptr);

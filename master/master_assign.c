@@ -523,6 +523,8 @@ int master_move_region(master *m, const char *encoded, const char *dest, const c
         }
         rc = master_unassign_moved(m, r, &hint);
         master_proc_set_step(m, id, "MOVE:OPEN");
+        if (rc == ST_OK && expect_from)
+            master_inject_crash(m, "LoadBalancer", "MOVE_OPEN"); /* closed, not yet open */
         if (rc == ST_OK)
             rc = master_assign(m, t, r, to);
         master_proc_end(m, id, false, rc == ST_OK ? M_PROC_SUCCESS : M_PROC_FAILED,

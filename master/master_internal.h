@@ -311,8 +311,9 @@ int master_moved_init(master_moved *out, const meta_region *r, const char *serve
 /* Moves a region (encoded name) to dest (a server name or address; NULL or "": the least
  * loaded other server), as HBase's TransitRegionStateProcedure (MOVE): closed where it is
  * (telling that server where it goes), then opened at dest. With expect_from, only if the
- * region is still open there (ST_NOT_SERVING if not). *where (may be NULL) gets the server it
- * is on afterwards. Takes the region itself. */
+ * region is still open there (ST_NOT_SERVING if not): the balancer's moves, which also pass
+ * the test hook "LoadBalancer:MOVE_OPEN" (master.inject.crash) between the close and the
+ * open. *where (may be NULL) gets the server it is on afterwards. Takes the region itself. */
 int master_move_region(master *m, const char *encoded, const char *dest, const char *expect_from,
                        char *where, size_t cap);
 /* Changes r's state/server in meta then in memory (r taken). */

@@ -10,6 +10,10 @@
  *   - the switch off means no moves, also after the active master is killed and a backup
  *     takes over (the switch lives in ZooKeeper); `balancer` then answers false with the
  *     reason, a dry run plans moves and moves nothing; switched on, it balances;
+ *   - the active master killed by its first balancer move, between the region's close and
+ *     its open (master.inject.crash LoadBalancer:MOVE_OPEN), under a writer and a reader:
+ *     the backup reopens the region and balances, every region is served by exactly one
+ *     server, 0 client errors, every acknowledged row reads back;
  *   - a server that joins (a region server killed, its regions recovered elsewhere, then
  *     started again) receives regions on the next runs.
  *
@@ -48,12 +52,18 @@ static const char *const fast_flags[] = {
     NULL,
 };
 
-static tc_cluster *start_cluster(int masters, int rs)
+static const char *const crash_flags[] = {
+    "--master.balancer.period.ms=1000",
+    "--master.balancer.load.window.ms=5000",
+    "--regionserver.report.interval.ms=300",
+    "--master.inject.crash=LoadBalancer:MOVE_OPEN",
+    NULL,
+};
+
+static tc_cluster *start_cluster_with(int masters, int rs, const char *const *flags)
 {
-    tc_options o = {.masters = masters,
-                    .regionservers = rs,
-                    .session_timeout_ms = SESSION_MS,
-                    .flags = fast_flags};
+    tc_options o = {
+        .masters = masters, .regionservers = rs, .session_timeout_ms = SESSION_MS, .flags = flags};
     tc_cluster *c = NULL;
     int rc = tc_start(&o, &c);
     if (rc == ST_NOT_FOUND)
@@ -61,6 +71,11 @@ static tc_cluster *start_cluster(int masters, int rs)
     if (rc != ST_OK)
         fail_msg("cluster start: %s", st_errmsg());
     return c;
+}
+
+static tc_cluster *start_cluster(int masters, int rs)
+{
+    return start_cluster_with(masters, rs, fast_flags);
 }
 
 static strata_admin_t *admin_of(tc_cluster *c)
@@ -436,6 +451,96 @@ static void switch_off_survives_master_failover(void **state)
     assert_int_equal(tc_stop(c), ST_OK);
 }
 
+/* Every region of the table is open on exactly one server, by the servers' own reports. */
+static void wait_served_once(strata_admin_t *a, int64_t timeout_ms)
+{
+    int64_t until = clock_now_ms() + timeout_ms;
+    char why[256] = "";
+    for (;;) {
+        char *err = NULL;
+        strata_cluster_status_t *st = strata_admin_cluster_status(a, &err);
+        size_t seen = 0;
+        bool twice = false;
+        char names[NREGIONS * 4][64];
+        size_t nn = 0;
+        for (size_t i = 0; st && i < strata_cluster_status_live_server_count(st); i++) {
+            const strata_server_load_t *l = strata_cluster_status_live_server(st, i);
+            for (size_t j = 0; j < strata_server_load_region_load_count(l); j++) {
+                const strata_region_load_t *r = strata_server_load_region_load(l, j);
+                if (strcmp(strata_region_load_table(r), "default:" TABLE) != 0)
+                    continue;
+                const char *e = strata_region_load_encoded_name(r);
+                for (size_t k = 0; k < nn; k++)
+                    if (strcmp(names[k], e) == 0) {
+                        twice = true;
+                        snprintf(why, sizeof(why), "region %s reported by two servers", e);
+                    }
+                if (nn < NREGIONS * 4)
+                    snprintf(names[nn++], 64, "%s", e);
+                seen++;
+            }
+        }
+        if (st)
+            strata_cluster_status_destroy(st);
+        strata_free(err);
+        if (twice)
+            fail_msg("%s", why);
+        if (seen == NREGIONS)
+            return;
+        if (clock_now_ms() > until)
+            fail_msg("%zu of %d regions reported open after %lld ms", seen, NREGIONS,
+                     (long long)timeout_ms);
+        clock_sleep_ms(200);
+    }
+}
+
+static void master_killed_mid_balance(void **state)
+{
+    (void)state;
+    tc_cluster *c = start_cluster_with(2, 2, crash_flags);
+    strata_admin_t *a = admin_of(c);
+    assert_true(set_switch(a, false));
+    create_table(a);
+    wait_even(c, 0, 30000);
+    char names[MAXS][256];
+    assert_int_equal(live_servers(a, names), 2);
+    pile_onto(a, c, names[0]);
+    char active[64];
+    assert_int_equal(tc_active_master(c, active, sizeof(active)), ST_OK);
+    strata_client_t *cl = client_of(c);
+    load l = {.cl = cl};
+    pthread_t w, r;
+    pthread_create(&w, NULL, writer, &l);
+    pthread_create(&r, NULL, reader, &l);
+    while (atomic_load(&l.acked) < 200 && atomic_load(&l.errors) == 0)
+        clock_sleep_ms(10);
+    /* The first balancer move closes a region and kills the active master before the
+     * open; the backup takes over, reopens the region and balances. */
+    assert_false(set_switch(a, true));
+    int64_t until = clock_now_ms() + 60000;
+    for (;;) {
+        char now[64] = "";
+        tc_active_master(c, now, sizeof(now));
+        if (now[0] && strcmp(now, active) != 0)
+            break;
+        if (clock_now_ms() > until)
+            fail_msg("the active master %s did not die at its first balancer move", active);
+        clock_sleep_ms(100);
+    }
+    wait_even(c, 2, 60000);
+    wait_served_once(a, 30000);
+    clock_sleep_ms(300);
+    atomic_store(&l.stop, true);
+    pthread_join(w, NULL);
+    pthread_join(r, NULL);
+    if (atomic_load(&l.errors))
+        fail_msg("client error across the master failover: %s", l.first_error);
+    verify_rows(cl, atomic_load(&l.acked));
+    strata_client_close(cl);
+    strata_admin_close(a);
+    assert_int_equal(tc_stop(c), ST_OK);
+}
+
 static void joining_server_receives_regions(void **state)
 {
     (void)state;
@@ -456,6 +561,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(skewed_cluster_balances_under_load),
         cmocka_unit_test(switch_off_survives_master_failover),
+        cmocka_unit_test(master_killed_mid_balance),
         cmocka_unit_test(joining_server_receives_regions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

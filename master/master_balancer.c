@@ -495,35 +495,17 @@ int master_balance(master *m, bool force, bool dry_run, master_balance_run *out)
     return rc;
 }
 
-static void *balance_main(void *arg)
+static void balance_main(master *m)
 {
-    master *m = arg;
     master_balance_run *run = malloc(sizeof(*run));
     if (run) {
         master_balance(m, false, false, run);
         free(run);
     }
-    pthread_mutex_lock(&m->mu);
-    m->proc_threads--;
-    pthread_cond_broadcast(&m->cv);
-    pthread_mutex_unlock(&m->mu);
-    return NULL;
 }
 
 void master_balance_async(master *m)
 {
-    if (!master_switch_get(m, MASTER_SWITCH_BALANCER) || atomic_load(&m->stopping))
-        return;
-    pthread_mutex_lock(&m->mu);
-    m->proc_threads++;
-    pthread_mutex_unlock(&m->mu);
-    pthread_t th;
-    if (pthread_create(&th, NULL, balance_main, m) == 0) {
-        pthread_detach(th);
-        return;
-    }
-    pthread_mutex_lock(&m->mu);
-    m->proc_threads--;
-    pthread_cond_broadcast(&m->cv);
-    pthread_mutex_unlock(&m->mu);
+    if (master_switch_get(m, MASTER_SWITCH_BALANCER))
+        master_run_detached(m, balance_main);
 }

@@ -385,6 +385,9 @@ int master_procs_resume(master *m);
  * (another if it is gone), then ends the procedure. */
 int master_proc_resume_open(master *m, uint64_t id, const char *const *kids, size_t n,
                             const char *server);
+/* Runs fn(m) on a detached thread that master_stop waits for (proc_threads); nothing once
+ * the master is stopping or if no thread can be made. */
+void master_run_detached(master *m, void (*fn)(master *m));
 /* Test hook: pauses (master.inject.pause) and dies (SIGKILL to itself, master.inject.crash)
  * at "<type>:<step>". */
 void master_inject_crash(master *m, const char *type, const char *step);

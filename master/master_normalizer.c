@@ -203,32 +203,14 @@ int master_normalize(master *m, const char *only_table, bool *ran)
     return ST_OK;
 }
 
-static void *normalize_main(void *arg)
+static void normalize_main(master *m)
 {
-    master *m = arg;
     bool ran = false;
     master_normalize(m, NULL, &ran);
-    pthread_mutex_lock(&m->mu);
-    m->proc_threads--;
-    pthread_cond_broadcast(&m->cv);
-    pthread_mutex_unlock(&m->mu);
-    return NULL;
 }
 
 void master_normalize_async(master *m)
 {
-    if (!master_switch_get(m, MASTER_SWITCH_NORMALIZER) || atomic_load(&m->stopping))
-        return;
-    pthread_mutex_lock(&m->mu);
-    m->proc_threads++;
-    pthread_mutex_unlock(&m->mu);
-    pthread_t th;
-    if (pthread_create(&th, NULL, normalize_main, m) == 0) {
-        pthread_detach(th);
-        return;
-    }
-    pthread_mutex_lock(&m->mu);
-    m->proc_threads--;
-    pthread_cond_broadcast(&m->cv);
-    pthread_mutex_unlock(&m->mu);
+    if (master_switch_get(m, MASTER_SWITCH_NORMALIZER))
+        master_run_detached(m, normalize_main);
 }

@@ -384,6 +384,47 @@ int master_proc_resume_open(master *m, uint64_t id, const char *const *kids, siz
     return ST_OK;
 }
 
+typedef struct detached {
+    master *m;
+    void (*fn)(master *m);
+} detached;
+
+static void *detached_main(void *arg)
+{
+    detached d = *(detached *)arg;
+    free(arg);
+    d.fn(d.m);
+    pthread_mutex_lock(&d.m->mu);
+    d.m->proc_threads--;
+    pthread_cond_broadcast(&d.m->cv);
+    pthread_mutex_unlock(&d.m->mu);
+    return NULL;
+}
+
+void master_run_detached(master *m, void (*fn)(master *m))
+{
+    if (atomic_load(&m->stopping))
+        return;
+    detached *d = malloc(sizeof(*d));
+    if (!d)
+        return;
+    d->m = m;
+    d->fn = fn;
+    pthread_mutex_lock(&m->mu);
+    m->proc_threads++;
+    pthread_mutex_unlock(&m->mu);
+    pthread_t th;
+    if (pthread_create(&th, NULL, detached_main, d) == 0) {
+        pthread_detach(th);
+        return;
+    }
+    free(d);
+    pthread_mutex_lock(&m->mu);
+    m->proc_threads--;
+    pthread_cond_broadcast(&m->cv);
+    pthread_mutex_unlock(&m->mu);
+}
+
 /* ---- switches ---- */
 
 static const char *const switch_names[] = {"SPLIT", "MERGE", "NORMALIZER", "CATALOG_JANITOR",

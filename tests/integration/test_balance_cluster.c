@@ -232,6 +232,21 @@ static void pile_onto(strata_admin_t *a, tc_cluster *c, const char *server)
     assert_int_equal(s.counts[0], NREGIONS);
 }
 
+/* Waits until a master other than old is active. */
+static void wait_new_active(tc_cluster *c, const char *old, const char *when)
+{
+    int64_t until = clock_now_ms() + 60000;
+    for (;;) {
+        char now[64] = "";
+        tc_active_master(c, now, sizeof(now));
+        if (now[0] && strcmp(now, old) != 0)
+            return;
+        if (clock_now_ms() > until)
+            fail_msg("no master took over from %s %s", old, when);
+        clock_sleep_ms(100);
+    }
+}
+
 static bool set_switch(strata_admin_t *a, bool on)
 {
     char *err = NULL;
@@ -400,23 +415,11 @@ static void switch_off_survives_master_failover(void **state)
     assert_int_equal(tc_active_master(c, active, sizeof(active)), ST_OK);
     assert_int_equal(tc_kill(c, "master-active"), ST_OK);
     /* The backup takes over once the killed master's session expires. */
+    wait_new_active(c, active, "after it was killed");
     char *err = NULL;
-    unsigned char on = 1;
-    int64_t until = clock_now_ms() + 60000;
-    for (;;) {
-        char now[64] = "";
-        tc_active_master(c, now, sizeof(now));
-        if (now[0] && strcmp(now, active) != 0) {
-            on = strata_admin_switch_enabled(a, "BALANCER", &err);
-            if (!err)
-                break;
-            strata_free(err);
-            err = NULL;
-        }
-        if (clock_now_ms() > until)
-            fail_msg("no new active master after killing %s", active);
-        clock_sleep_ms(200);
-    }
+    unsigned char on = strata_admin_switch_enabled(a, "BALANCER", &err);
+    if (err)
+        fail_msg("balancer_enabled: %s", err);
     assert_false(on);
     clock_sleep_ms(4000); /* four balancer periods */
     spread s;
@@ -517,16 +520,7 @@ static void master_killed_mid_balance(void **state)
     /* The first balancer move closes a region and kills the active master before the
      * open; the backup takes over, reopens the region and balances. */
     assert_false(set_switch(a, true));
-    int64_t until = clock_now_ms() + 60000;
-    for (;;) {
-        char now[64] = "";
-        tc_active_master(c, now, sizeof(now));
-        if (now[0] && strcmp(now, active) != 0)
-            break;
-        if (clock_now_ms() > until)
-            fail_msg("the active master %s did not die at its first balancer move", active);
-        clock_sleep_ms(100);
-    }
+    wait_new_active(c, active, "after dying at its first balancer move");
     wait_even(c, 2, 60000);
     wait_served_once(a, 30000);
     clock_sleep_ms(300);

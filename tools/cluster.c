@@ -42,16 +42,19 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: strata cluster start [--regionservers N (3)] [--masters M (1)] [--dir D]\n"
             "                            [--session-timeout-ms T (6000)] [--timeout-ms W (60000)]\n"
-            "                            [--KEY=VALUE ...]\n"
+            "                            [--regionserver.cpu.quota F] [--KEY=VALUE ...]\n"
             "       strata cluster status  [--dir D]\n"
             "       strata cluster stop    [--dir D] [--timeout-ms W (30000)]\n"
             "       strata cluster kill    [--dir D] NAME\n"
             "       strata cluster restart [--dir D] [--timeout-ms W (60000)] NAME\n"
+            "       strata cluster add     [--dir D] [--timeout-ms W (60000)]\n"
             "  a local cluster on 127.0.0.1: a private ZooKeeper, masters and region servers,\n"
             "  each a detached process logging to D/logs/NAME.log (D defaults to %s).\n"
             "  NAME: zk, master-N, rs-N, or master-active (the one ZooKeeper names).\n"
             "  --KEY=VALUE goes to every server; --master.* only to masters,\n"
-            "  --regionserver.* only to region servers. docs/cluster.md\n",
+            "  --regionserver.* only to region servers. --regionserver.cpu.quota F caps each\n"
+            "  region server at F CPUs (a cgroup v1 CPU quota). add starts one more region\n"
+            "  server. docs/cluster.md\n",
             DEFAULT_DIR);
 }
 
@@ -59,6 +62,7 @@ static void usage(FILE *out)
 
 typedef struct start_opts {
     int rs, masters, session_ms, wait_ms;
+    double cpu_quota;
     const char *dir;
     const char *extra[CLUSTER_MAX_ARGS];
     size_t nextra;
@@ -106,8 +110,8 @@ static int add_extra(start_opts *o, const char *flag)
 static int parse_start(int argc, char **argv, start_opts *o)
 {
     *o = (start_opts){
-        DEFAULT_RS, DEFAULT_MASTERS, DEFAULT_SESSION_MS, DEFAULT_START_WAIT_MS, DEFAULT_DIR, {0},
-        0};
+        DEFAULT_RS, DEFAULT_MASTERS, DEFAULT_SESSION_MS, DEFAULT_START_WAIT_MS, 0, DEFAULT_DIR,
+        {0}, 0};
     int rc = ST_OK;
     for (int i = 1; i < argc && rc == ST_OK; i++) {
         const char *v;
@@ -121,6 +125,8 @@ static int parse_start(int argc, char **argv, start_opts *o)
             rc = parse_int_opt("--timeout-ms", v, 1000, 3600000, &o->wait_ms);
         else if ((v = opt_value(argc, argv, &i, "--dir")))
             o->dir = v;
+        else if ((v = opt_value(argc, argv, &i, "--regionserver.cpu.quota")))
+            rc = cluster_cap_parse(v, &o->cpu_quota);
         else if (is_server_flag(argv[i]))
             rc = add_extra(o, argv[i]);
         else
@@ -187,6 +193,7 @@ static int plan(const start_opts *o, cluster_state *s)
     snprintf(s->quorum, sizeof(s->quorum), "127.0.0.1:%d", ports[0]);
     snprintf(s->parent, sizeof(s->parent), "%s", ZNODES_DEFAULT_PARENT);
     s->session_timeout_ms = o->session_ms;
+    s->rs_cpu_quota = o->cpu_quota;
     add_proc(s, CLUSTER_ZK, 0, ports[k++], 0);
     for (int i = 1; i <= o->masters; i++, k += 2)
         add_proc(s, CLUSTER_MASTER, i, ports[k], ports[k + 1]);
@@ -324,6 +331,7 @@ int cluster_start_main(int argc, char **argv)
         fprintf(stderr, "strata cluster start: %s\n", st_errmsg());
         if (s.nprocs) {
             kill_all(&s);
+            cluster_caps_remove(&s);
             fprintf(stderr, "strata cluster start: stopped what was started; logs in %s/logs\n",
                     s.dir);
         }
@@ -366,14 +374,16 @@ int cluster_main(int argc, char **argv)
     const char *sub = argc > 1 ? argv[1] : "";
     const char *dir = DEFAULT_DIR, *name = NULL;
     bool needs_name = strcmp(sub, "kill") == 0 || strcmp(sub, "restart") == 0;
-    int timeout_ms = strcmp(sub, "restart") == 0 ? DEFAULT_START_WAIT_MS : DEFAULT_STOP_WAIT_MS;
+    bool starts = strcmp(sub, "restart") == 0 || strcmp(sub, "add") == 0;
+    int timeout_ms = starts ? DEFAULT_START_WAIT_MS : DEFAULT_STOP_WAIT_MS;
     if (strcmp(sub, "help") == 0 || strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
         usage(stdout);
         return 0;
     }
     if (strcmp(sub, "start") == 0)
         return cluster_start_main(argc - 1, argv + 1);
-    if (strcmp(sub, "status") != 0 && strcmp(sub, "stop") != 0 && !needs_name) {
+    if (strcmp(sub, "status") != 0 && strcmp(sub, "stop") != 0 && strcmp(sub, "add") != 0 &&
+        !needs_name) {
         fprintf(stderr, "strata cluster: unknown subcommand '%s'\n", sub);
         usage(stderr);
         return 2;
@@ -389,5 +399,7 @@ int cluster_main(int argc, char **argv)
         return cluster_stop_main(dir, timeout_ms);
     if (strcmp(sub, "kill") == 0)
         return cluster_kill_main(dir, name);
+    if (strcmp(sub, "add") == 0)
+        return cluster_add_main(dir, timeout_ms);
     return cluster_restart_main(dir, name, timeout_ms);
 }

@@ -10,6 +10,7 @@
  *   parent /strata
  *   session_timeout_ms 6000
  *   arg --regionserver.block.cache.size=16m       (one line per extra server flag)
+ *   rs_cpu_quota 0.4                              (only with a CPU cap)
  *   zk 2001 41001 0                               (name pid rpc_port http_port)
  *   master-1 2002 41002 41003
  *   rs-1 2004 41006 41007
@@ -59,6 +60,7 @@ typedef struct cluster_state {
     int session_timeout_ms;
     char *args[CLUSTER_MAX_ARGS]; /* extra "--key=value" flags for the servers (owned) */
     size_t nargs;
+    double rs_cpu_quota; /* each region server's CPU cap in CPUs; 0: none (cluster_caps.c) */
     cluster_proc procs[CLUSTER_MAX_PROCS];
     size_t nprocs;
 } cluster_state;
@@ -109,6 +111,24 @@ int cluster_exited(const cluster_state *s, const cluster_proc *p);
 /* The last lines of a log (at most cap bytes) into out, for error reports. */
 void cluster_log_tail(const char *path, char *out, size_t cap);
 
+/* ---- capacity caps (cluster_caps.c) ---- */
+
+/* The cgroup v1 cpu hierarchy: /sys/fs/cgroup/cpu, or $STRATA_CGROUP_CPU_ROOT. */
+const char *cluster_cgroup_root(void);
+/* Parses a CPU cap (a fraction of one CPU, 0.01 up to the CPUs online). */
+int cluster_cap_parse(const char *v, double *out);
+/* cpu.cfs_quota_us for a cap (the period is 100000 us). */
+long cluster_cap_quota_us(double quota);
+/* <root>/strata-<hash of s->dir>-<name>. */
+void cluster_cgroup_path(const cluster_state *s, const char *name, char *out, size_t cap);
+/* For a region server of a capped cluster: makes its cgroup, writes period and quota,
+ * and puts the path of its cgroup.procs in procs (the child writes its pid there before
+ * exec); "" when p is not capped. ST_UNSUPPORTED when the hierarchy is not writable. */
+int cluster_cap_prepare(const cluster_state *s, const cluster_proc *p, char *procs, size_t cap);
+/* Removes every region server's cgroup (after the processes are gone); ST_OK if none is
+ * left. */
+int cluster_caps_remove(const cluster_state *s);
+
 /* ---- what the cluster looks like (cluster_view.c) ---- */
 
 typedef struct cluster_view {
@@ -141,6 +161,9 @@ int cluster_status_main(const char *dir);
 int cluster_stop_main(const char *dir, int timeout_ms);
 int cluster_kill_main(const char *dir, const char *name);
 int cluster_restart_main(const char *dir, const char *name, int timeout_ms);
+/* `strata cluster add`: one more region server (rs-N+1) with new ports, waits until it
+ * wrote its ready file. */
+int cluster_add_main(const char *dir, int timeout_ms);
 /* restart's work on one process of s, for callers that hold the state (`strata bench
  * failover`): SIGTERM if alive (SIGKILL after 30 s), the same command line and ports
  * again, the new pid recorded in s and its state file, then the wait for ZooKeeper's

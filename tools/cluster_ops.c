@@ -10,6 +10,8 @@
  *   kill     SIGKILL to one process (master-active: the one ZooKeeper names).
  *   restart  SIGTERM (SIGKILL after 30 s), then the same command line and ports again;
  *            waits until ZooKeeper answers "imok" or the server's ready file appears.
+ *   add      one more region server (the next rs-N, new ports), started and waited for
+ *            as restart does; stop, kill and restart know it from then on.
  *
  * Thread-safety: none needed; one command on one thread.
  */
@@ -91,6 +93,8 @@ int cluster_stop_main(const char *dir, int timeout_ms)
     stop_kind(&s, CLUSTER_RS, timeout_ms);
     stop_kind(&s, CLUSTER_MASTER, timeout_ms);
     stop_kind(&s, CLUSTER_ZK, timeout_ms);
+    if (s.rs_cpu_quota > 0 && cluster_caps_remove(&s) != ST_OK)
+        fprintf(stderr, "strata cluster stop: %s\n", st_errmsg());
     printf("cluster in %s stopped\n", s.dir);
     cluster_state_clear(&s);
     return 0;
@@ -173,6 +177,50 @@ int cluster_restart_main(const char *dir, const char *name, int timeout_ms)
         fprintf(stderr, "strata cluster restart: %s\n", st_errmsg());
     else {
         printf("restarted %s (pid %ld) on 127.0.0.1:%d\n", p->name, (long)p->pid, p->rpc_port);
+        status = 0;
+    }
+    cluster_state_clear(&s);
+    return status;
+}
+
+/* ---- add ---- */
+
+int cluster_add_main(const char *dir, int timeout_ms)
+{
+    cluster_state s;
+    if (read_state("add", dir, &s) != ST_OK)
+        return 1;
+    int status = 1, index = 0, ports[2];
+    for (size_t i = 0; i < s.nprocs; i++) {
+        cluster_kind k;
+        int x = 0;
+        if (cluster_name_parse(s.procs[i].name, &k, &x) == ST_OK && k == CLUSTER_RS && x > index)
+            index = x;
+    }
+    int rc = s.nprocs < CLUSTER_MAX_PROCS
+                 ? cluster_free_ports(ports, 2)
+                 : st_error(ST_INVALID_ARGUMENT, "%d processes already", CLUSTER_MAX_PROCS);
+    cluster_proc *p = NULL;
+    if (rc == ST_OK) {
+        p = &s.procs[s.nprocs++];
+        memset(p, 0, sizeof(*p));
+        p->kind = CLUSTER_RS;
+        p->rpc_port = ports[0];
+        p->http_port = ports[1];
+        snprintf(p->name, sizeof(p->name), "rs-%d", index + 1);
+        char ready[CLUSTER_PATH_MAX];
+        cluster_ready_path(&s, p->name, ready, sizeof(ready));
+        unlink(ready);
+        rc = cluster_spawn(&s, p);
+    }
+    if (rc == ST_OK)
+        rc = cluster_state_write(&s);
+    if (rc == ST_OK)
+        rc = wait_started(&s, p, timeout_ms);
+    if (rc != ST_OK)
+        fprintf(stderr, "strata cluster add: %s\n", st_errmsg());
+    else {
+        printf("added %s (pid %ld) on 127.0.0.1:%d\n", p->name, (long)p->pid, p->rpc_port);
         status = 0;
     }
     cluster_state_clear(&s);

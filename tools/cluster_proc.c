@@ -219,7 +219,7 @@ static void zk_argv(const cluster_state *s, char *argv[], char *cfg, size_t cap)
  * close-on-exec: the parent reads end-of-file once the exec has happened). Never
  * returns. */
 static void exec_detached(const char *log, const char *path, char *const argv[], bool search,
-                          int report_fd)
+                          int report_fd, const char *cgroup_procs)
 {
     sigset_t none;
     sigemptyset(&none);
@@ -227,6 +227,21 @@ static void exec_detached(const char *log, const char *path, char *const argv[],
     for (int sig = 1; sig < NSIG; sig++)
         signal(sig, SIG_DFL);
     setsid();
+    if (cgroup_procs && cgroup_procs[0]) {
+        /* Into the CPU cgroup before anything runs (cluster_caps.c). */
+        char pid[24];
+        int len = snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+        int fd = open(cgroup_procs, O_WRONLY | O_CLOEXEC);
+        if (fd < 0 || write(fd, pid, (size_t)len) != len) {
+            int err = errno;
+            dprintf(2, "strata cluster: cannot join %s: %s\n", cgroup_procs, strerror(err));
+            err = -err; /* negative: the cgroup, not the exec */
+            if (write(report_fd, &err, sizeof(err)) < 0)
+                err = 0;
+            _exit(127);
+        }
+        close(fd);
+    }
     int keep = fcntl(report_fd, F_DUPFD_CLOEXEC, 3);
     int out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
     int in = open("/dev/null", O_RDONLY);
@@ -251,7 +266,7 @@ static void exec_detached(const char *log, const char *path, char *const argv[],
 }
 
 /* Waits for the child's exec: ST_OK once it happened, ST_IO if it failed. */
-static int await_exec(int fd, pid_t pid, const char *name, const char *path)
+static int await_exec(int fd, pid_t pid, const char *name, const char *path, const char *procs)
 {
     int err = 0;
     ssize_t n;
@@ -262,6 +277,8 @@ static int await_exec(int fd, pid_t pid, const char *name, const char *path)
         return ST_OK;
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
     }
+    if (err < 0)
+        return st_error(ST_IO, "cluster: start %s: joining %s: %s", name, procs, strerror(-err));
     return st_error(ST_IO, "cluster: start %s: exec %s: %s", name, path, strerror(err));
 }
 
@@ -277,6 +294,10 @@ int cluster_spawn(const cluster_state *s, cluster_proc *p)
         zk_argv(s, argv, cfg, sizeof(cfg));
     else
         server_argv(s, p, argv, store);
+    char procs[CLUSTER_PATH_MAX + 32];
+    int rc = cluster_cap_prepare(s, p, procs, sizeof(procs));
+    if (rc != ST_OK)
+        return rc;
     if (pipe2(fds, O_CLOEXEC) != 0)
         return st_error(ST_IO, "cluster: pipe for %s: %s", p->name, strerror(errno));
     fflush(NULL);
@@ -288,10 +309,10 @@ int cluster_spawn(const cluster_state *s, cluster_proc *p)
     }
     if (pid == 0) {
         close(fds[0]);
-        exec_detached(log, path, argv, p->kind == CLUSTER_ZK, fds[1]);
+        exec_detached(log, path, argv, p->kind == CLUSTER_ZK, fds[1], procs);
     }
     close(fds[1]);
-    int rc = await_exec(fds[0], pid, p->name, path);
+    rc = await_exec(fds[0], pid, p->name, path, procs);
     if (rc == ST_OK)
         p->pid = pid;
     return rc;

@@ -98,6 +98,8 @@ int cluster_state_write(const cluster_state *s)
     put(&b, &rc, "session_timeout_ms %d\n", s->session_timeout_ms);
     for (size_t i = 0; i < s->nargs; i++)
         put(&b, &rc, "arg %s\n", s->args[i]);
+    if (s->rs_cpu_quota > 0)
+        put(&b, &rc, "rs_cpu_quota %.4f\n", s->rs_cpu_quota);
     for (size_t i = 0; i < s->nprocs; i++) {
         const cluster_proc *p = &s->procs[i];
         put(&b, &rc, "%s %ld %d %d\n", p->name, (long)p->pid, p->rpc_port, p->http_port);
@@ -163,6 +165,14 @@ static int parse_line(cluster_state *s, char *line)
         if (parse_int(tok[1], 1, 3600000, &v) != ST_OK)
             return ST_CORRUPTION;
         s->session_timeout_ms = (int)v;
+        return ST_OK;
+    }
+    if (strcmp(tok[0], "rs_cpu_quota") == 0 && nt == 2) {
+        char *end = NULL;
+        double q = strtod(tok[1], &end);
+        if (end == tok[1] || *end || !(q > 0) || q > 4096)
+            return ST_CORRUPTION;
+        s->rs_cpu_quota = q;
         return ST_OK;
     }
     if (strcmp(tok[0], "arg") == 0 && nt == 2) {

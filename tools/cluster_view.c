@@ -125,6 +125,12 @@ void cluster_view_print(const cluster_state *s, const cluster_view *v, FILE *out
     }
     fprintf(out, "region servers registered: %zu of %zu\n", v->n_registered,
             cluster_state_count(s, CLUSTER_RS));
+    if (s->rs_cpu_quota > 0) {
+        char cg[CLUSTER_PATH_MAX];
+        cluster_cgroup_path(s, "rs-N", cg, sizeof(cg));
+        fprintf(out, "region server CPU cap: %.2f CPU each (cpu.cfs_quota_us %ld of 100000 in %s)\n",
+                s->rs_cpu_quota, cluster_cap_quota_us(s->rs_cpu_quota), cg);
+    }
     if (v->has_status)
         fprintf(out,
                 "master status: %u live servers, %u dead, %u tables, %u regions, "

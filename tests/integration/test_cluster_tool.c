@@ -11,6 +11,10 @@
  *   - client through the master: the admin API creates a table split at "m", the client
  *     (zk quorum set, no locator file) writes and reads rows on both sides of the split and
  *     scans across them; describe, disable and delete go through the admin API.
+ *   - CPU caps (--regionserver.cpu.quota 0.3): each region server in a cpu cgroup of its
+ *     own with a 30000 us quota, also after a restart and for a server added later; the
+ *     master uncapped; stop removes the cgroups. Skipped without a writable cgroup v1
+ *     cpu hierarchy.
  *
  * Waits are bounded. Clusters are stopped at the end, on failure too (tests/support/
  * cluster.c: atexit and a watchdog). Needs STRATA_BIN (set by CTest); skipped without it (exit 77).
@@ -24,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client/admin_rpc.h"
 #include "common/clock.h"
@@ -119,6 +124,100 @@ static void failover_restart_and_stop(void **state)
     assert_int_equal(tc_stop(c), ST_OK);
     for (size_t i = 0; i < 5; i++)
         assert_false(proc_alive(pids[i]));
+}
+
+/* ---- CPU caps ---- */
+
+#define CGROUP_CPU "/sys/fs/cgroup/cpu"
+
+/* The cpu cgroup of pid ("/strata-...-rs-1") from /proc/<pid>/cgroup, or "". */
+static void cpu_cgroup_of(pid_t pid, char *out, size_t cap)
+{
+    char path[64], line[512];
+    out[0] = '\0';
+    snprintf(path, sizeof(path), "/proc/%ld/cgroup", (long)pid);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof(line), f)) {
+        char *c = strstr(line, ":cpu:");
+        if (!c)
+            c = strstr(line, ":cpu,cpuacct:");
+        if (c) {
+            c = strchr(c + 1, ':') + 1;
+            c[strcspn(c, "\n")] = '\0';
+            snprintf(out, cap, "%s", c);
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
+static long read_long(const char *dir, const char *file)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    FILE *f = fopen(path, "r");
+    long v = -1;
+    if (f && fscanf(f, "%ld", &v) != 1)
+        v = -1;
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* Checks that name's process runs in its own cgroup with a 30000 us quota; copies the
+ * cgroup's directory into dir. */
+static void check_capped(tc_cluster *c, const char *name, char *dir, size_t cap)
+{
+    pid_t pid = tc_pid(c, name);
+    assert_true(proc_alive(pid));
+    char cg[512];
+    cpu_cgroup_of(pid, cg, sizeof(cg));
+    char suffix[64];
+    snprintf(suffix, sizeof(suffix), "-%s", name);
+    if (!strstr(cg, "/strata-") || strlen(cg) < strlen(suffix) ||
+        strcmp(cg + strlen(cg) - strlen(suffix), suffix) != 0)
+        fail_msg("%s (pid %ld) is in cpu cgroup '%s', not its own", name, (long)pid, cg);
+    snprintf(dir, cap, "%s%s", CGROUP_CPU, cg);
+    assert_int_equal(read_long(dir, "cpu.cfs_quota_us"), 30000);
+    assert_int_equal(read_long(dir, "cpu.cfs_period_us"), 100000);
+}
+
+static void cpu_capped_region_servers(void **state)
+{
+    (void)state;
+    if (access(CGROUP_CPU, W_OK) != 0)
+        skip(); /* no writable cgroup v1 cpu hierarchy here */
+    static const char *const flags[] = {"--regionserver.cpu.quota=0.3", NULL};
+    tc_options o = {.masters = 1, .regionservers = 2, .flags = flags};
+    tc_cluster *c = NULL;
+    if (tc_start(&o, &c) != ST_OK)
+        fail_msg("cluster start: %s", st_errmsg());
+    char d1[600], d2[600], d3[600], again[600];
+    check_capped(c, "rs-1", d1, sizeof(d1));
+    check_capped(c, "rs-2", d2, sizeof(d2));
+    assert_string_not_equal(d1, d2);
+    char *text = NULL;
+    tc_status(c, &text);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "region server CPU cap: 0.30 CPU each"));
+    free(text);
+    /* A restarted and an added server are capped too. */
+    pid_t old = tc_pid(c, "rs-1");
+    assert_int_equal(tc_restart(c, "rs-1"), ST_OK);
+    assert_int_not_equal(tc_pid(c, "rs-1"), old);
+    check_capped(c, "rs-1", again, sizeof(again));
+    assert_string_equal(again, d1);
+    assert_int_equal(tc_add(c), ST_OK);
+    check_capped(c, "rs-3", d3, sizeof(d3));
+    assert_true(wait_status(c, "rs-3", " registered "));
+    /* The master is not capped. */
+    char cg[512];
+    cpu_cgroup_of(tc_pid(c, "master-1"), cg, sizeof(cg));
+    assert_null(strstr(cg, "strata-"));
+    assert_int_equal(tc_stop(c), ST_OK);
+    assert_int_not_equal(access(d1, F_OK), 0);
+    assert_int_not_equal(access(d2, F_OK), 0);
+    assert_int_not_equal(access(d3, F_OK), 0);
 }
 
 /* Polls the admin API until every region of table has a server, at most WAIT_MS. */
@@ -234,6 +333,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(failover_restart_and_stop),
         cmocka_unit_test(client_through_master),
+        cmocka_unit_test(cpu_capped_region_servers),
     };
     return tu_run_group_tests(tests, NULL, NULL);
 }

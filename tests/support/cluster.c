@@ -389,6 +389,13 @@ int tc_restart(tc_cluster *c, const char *name)
     return code == 0 ? ST_OK : st_error(code < 0 ? code : ST_IO, "tc: restart %s failed", name);
 }
 
+int tc_add(tc_cluster *c)
+{
+    const char *args[] = {"add", NULL};
+    int code = run(c, args, NULL);
+    return code == 0 ? ST_OK : st_error(code < 0 ? code : ST_IO, "tc: add failed");
+}
+
 int tc_status(tc_cluster *c, char **out)
 {
     const char *args[] = {"status", NULL};

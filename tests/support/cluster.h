@@ -50,6 +50,8 @@ pid_t tc_pid(tc_cluster *c, const char *name);
 /* `strata cluster kill NAME` / `restart NAME` (NAME may be master-active). */
 int tc_kill(tc_cluster *c, const char *name);
 int tc_restart(tc_cluster *c, const char *name);
+/* `strata cluster add`: one more region server (the next rs-N). */
+int tc_add(tc_cluster *c);
 /* `strata cluster status`: its exit code (0 healthy, 1 not), its output in *out
  * (malloc'ed; may be NULL if out is NULL). Negative status if it could not run. */
 int tc_status(tc_cluster *c, char **out);

@@ -3,7 +3,8 @@
  * (tools/cluster_internal.h): the state file written and read back, corrupt state lines
  * named by number, process names, free ports, liveness that refuses a pid running some
  * other program, liveness that waits for every thread of a process whose main thread
- * exited, and the command's argument errors (exit 2 before anything starts).
+ * exited, the CPU caps (parsing, cgroup names and quota, the state line, a missing
+ * hierarchy refused), and the command's argument errors (exit 2 before anything starts).
  * The whole tool runs in tests/integration/test_cluster_tool.c.
  */
 #include <stdarg.h>
@@ -277,6 +278,83 @@ static void wait_dead_waits_for_every_thread(void **state)
     tu_rmdir(dir);
 }
 
+/* The CPU cap: parsing, quota, cgroup names, the state line, and a start refused with a
+ * clear error when the hierarchy is not writable. */
+static void cpu_caps(void **state)
+{
+    (void)state;
+    double q = 0;
+    assert_int_equal(cluster_cap_parse("0.4", &q), ST_OK);
+    assert_true(q == 0.4);
+    assert_int_equal(cluster_cap_quota_us(q), 40000);
+    assert_int_equal(cluster_cap_quota_us(1.5), 150000);
+    const char *bad[] = {"0", "-1", "x", "0.4x", "", "1e9", "0.001", "nan"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(cluster_cap_parse(bad[i], &q), ST_INVALID_ARGUMENT);
+        assert_non_null(strstr(st_errmsg(), "--regionserver.cpu.quota"));
+    }
+    char *dir = tu_tempdir("clcaps");
+    cluster_state s, r;
+    memset(&s, 0, sizeof(s));
+    snprintf(s.dir, sizeof(s.dir), "%s", dir);
+    snprintf(s.quorum, sizeof(s.quorum), "127.0.0.1:4000");
+    snprintf(s.parent, sizeof(s.parent), "/strata");
+    s.session_timeout_ms = 6000;
+    s.rs_cpu_quota = 0.25;
+    s.procs[0] = (cluster_proc){"zk", CLUSTER_ZK, 0, 4000, 0};
+    s.procs[1] = (cluster_proc){"rs-1", CLUSTER_RS, 0, 4003, 4004};
+    s.nprocs = 2;
+    assert_int_equal(cluster_state_write(&s), ST_OK);
+    assert_int_equal(cluster_state_read(dir, &r), ST_OK);
+    assert_true(r.rs_cpu_quota == 0.25);
+    char a[CLUSTER_PATH_MAX], b[CLUSTER_PATH_MAX];
+    cluster_cgroup_path(&r, "rs-1", a, sizeof(a));
+    cluster_cgroup_path(&r, "rs-2", b, sizeof(b));
+    assert_string_not_equal(a, b);
+    assert_non_null(strstr(a, "/strata-"));
+    assert_non_null(strstr(a, "-rs-1"));
+    /* A hierarchy that does not exist: preparing a capped server fails, naming it; the
+     * others (and an uncapped cluster) need nothing. */
+    setenv("STRATA_CGROUP_CPU_ROOT", "/nonexistent/cpu", 1);
+    char procs[CLUSTER_PATH_MAX + 32];
+    assert_int_equal(cluster_cap_prepare(&r, &r.procs[1], procs, sizeof(procs)), ST_UNSUPPORTED);
+    assert_non_null(strstr(st_errmsg(), "/nonexistent/cpu"));
+    assert_int_equal(cluster_cap_prepare(&r, &r.procs[0], procs, sizeof(procs)), ST_OK);
+    assert_string_equal(procs, "");
+    /* A private directory standing in for the hierarchy: the cgroup is made with its
+     * period and quota, and removed again. */
+    char root[CLUSTER_PATH_MAX];
+    snprintf(root, sizeof(root), "%s/cpu", dir);
+    assert_int_equal(fio_mkdirs(root), ST_OK);
+    setenv("STRATA_CGROUP_CPU_ROOT", root, 1);
+    cluster_cgroup_path(&r, "rs-1", a, sizeof(a));
+    assert_int_equal(fio_mkdirs(a), ST_OK);
+    char f[CLUSTER_PATH_MAX + 64];
+    const char *files[] = {"cpu.cfs_period_us", "cpu.cfs_quota_us"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(f, sizeof(f), "%s/%s", a, files[i]);
+        assert_int_equal(fio_write_atomic(f, "", 0), ST_OK);
+    }
+    assert_int_equal(cluster_cap_prepare(&r, &r.procs[1], procs, sizeof(procs)), ST_OK);
+    assert_non_null(strstr(procs, "cgroup.procs"));
+    buf_t text = {0};
+    snprintf(f, sizeof(f), "%s/cpu.cfs_quota_us", a);
+    assert_int_equal(fio_read_all(f, &text), ST_OK);
+    assert_int_equal(text.len, 5);
+    assert_memory_equal(text.data, "25000", 5);
+    buf_free(&text);
+    for (int i = 0; i < 2; i++) {
+        snprintf(f, sizeof(f), "%s/%s", a, files[i]);
+        unlink(f);
+    }
+    assert_int_equal(cluster_caps_remove(&r), ST_OK);
+    assert_false(fio_exists(a));
+    unsetenv("STRATA_CGROUP_CPU_ROOT");
+    cluster_state_clear(&s);
+    cluster_state_clear(&r);
+    tu_rmdir(dir);
+}
+
 static int run_main(const char *const *args)
 {
     char *argv[16];
@@ -300,6 +378,9 @@ static void bad_arguments_exit_2(void **state)
         {"cluster", "kill", "--dir", "/tmp", NULL},
         {"cluster", "restart", NULL},
         {"cluster", "status", "extra", NULL},
+        {"cluster", "start", "--regionserver.cpu.quota", "0", NULL},
+        {"cluster", "start", "--regionserver.cpu.quota=lots", NULL},
+        {"cluster", "add", "rs-9", NULL},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         assert_int_equal(run_main(cases[i]), 2);
@@ -327,6 +408,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(alive_while_any_thread_runs),
         cmocka_unit_test(wait_dead_waits_for_every_thread),
         cmocka_unit_test(bad_arguments_exit_2),
+        cmocka_unit_test(cpu_caps),
     };
     return tu_run_group_tests(tests, NULL, NULL);
 }

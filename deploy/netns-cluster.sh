@@ -4,6 +4,7 @@
 # (docs/deploy.md, "The compose topology without Docker").
 #
 #   sudo deploy/netns-cluster.sh [--strata BIN] [--compose FILE] [--timeout SECONDS] [--keep]
+#                                [--rs-bandwidth RATE]
 #
 # What it builds (SUF is unique to the run):
 #   - a bridge strbr0SUF with no address and no uplink, and one namespace strata-SUF-NAME
@@ -37,6 +38,11 @@
 # the end of every service's log is printed first. Needs root, ip (iproute2), curl,
 # python3, java and the zookeeper package. Restart policies and published ports are not
 # emulated.
+#
+# --rs-bandwidth RATE (tc's units, e.g. 20mbit) caps each region server's network, as a
+# machine with that link would be: a token bucket (tc qdisc tbf, burst 32kbit, latency
+# 400ms) on both ends of its veth, so traffic to and from it is shaped; the check then
+# also finds the qdisc on each. The qdiscs go with the veths at the end.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -44,6 +50,7 @@ COMPOSE=$HERE/docker-compose.yml
 STRATA=${STRATA_BIN:-$HERE/../build/strata}
 TIMEOUT_S=210
 KEEP=0
+RS_BANDWIDTH=""
 T0=$SECONDS
 
 SUF="" BR="" NET="" TMP="" WATCHDOG=""
@@ -63,7 +70,12 @@ parse_args() {
       --compose) COMPOSE=$2; shift 2 ;;
       --timeout) TIMEOUT_S=$2; shift 2 ;;
       --keep) KEEP=1; shift ;;
-      -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+      --rs-bandwidth)
+        [ $# -ge 2 ] || usage_die "--rs-bandwidth needs a rate (e.g. 20mbit)"
+        [[ $2 =~ ^[0-9]+(\.[0-9]+)?([kmg]?(bit|bps))$ ]] ||
+          usage_die "--rs-bandwidth '$2': want a rate such as 20mbit, 500kbit or 2mbps"
+        RS_BANDWIDTH=$2; shift 2 ;;
+      -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
       *) usage_die "unknown argument '$1' (--help)" ;;
     esac
   done
@@ -79,6 +91,8 @@ preflight() {
     usage_die "Debian's zookeeper package is not installed (/usr/share/java/zookeeper*.jar)"
   [ -f "$COMPOSE" ] || usage_die "no compose file $COMPOSE"
   [ -x "$STRATA" ] || usage_die "no strata binary at $STRATA (--strata or STRATA_BIN)"
+  [ -z "$RS_BANDWIDTH" ] || command -v tc >/dev/null ||
+    usage_die "--rs-bandwidth needs tc (Debian's iproute2)"
   STRATA=$(cd "$(dirname "$STRATA")" && pwd)/$(basename "$STRATA")
 }
 
@@ -325,6 +339,41 @@ make_network() {
 }
 
 nsx() { local name=$1; shift; ip netns exec "strata-$SUF-$name" "$@"; }
+
+# The services that run region servers (command `regionserver`).
+rs_services() {
+  local svc
+  while read -r svc; do
+    [ "$(head -n 1 "$TMP/spec/$svc/command" 2>/dev/null)" = regionserver ] && echo "$svc"
+  done <"$TMP/spec/services"
+}
+
+# --rs-bandwidth: a token bucket on both ends of each region server's veth.
+shape_region_servers() {
+  [ -n "$RS_BANDWIDTH" ] || return 0
+  local names=("$@") i svc shaped=() rss
+  rss=$(rs_services)
+  for i in "${!names[@]}"; do
+    svc=${names[$i]}
+    grep -qx "$svc" <<<"$rss" || continue
+    tc qdisc add dev "sv$SUF$i" root tbf rate "$RS_BANDWIDTH" burst 32kbit latency 400ms
+    nsx "$svc" tc qdisc add dev eth0 root tbf rate "$RS_BANDWIDTH" burst 32kbit latency 400ms
+    shaped+=("$svc")
+  done
+  [ ${#shaped[@]} -gt 0 ] || die "--rs-bandwidth: no region server service in $COMPOSE"
+  log "region servers ${shaped[*]} shaped to $RS_BANDWIDTH each way (tc tbf)"
+}
+
+# Each shaped region server still has its qdisc inside its namespace.
+check_shaping() {
+  [ -n "$RS_BANDWIDTH" ] || return 0
+  local svc
+  for svc in $(rs_services); do
+    nsx "$svc" tc qdisc show dev eth0 | grep -q "tbf.*rate" ||
+      die "no tbf qdisc on $svc's eth0"
+  done
+  log "ok: every region server's link is shaped to $RS_BANDWIDTH"
+}
 
 # ---- processes -------------------------------------------------------------------------
 
@@ -589,6 +638,7 @@ main() {
   pick_names
   pick_subnet
   make_network "${names[@]}" client
+  shape_region_servers "${names[@]}" client
   local svc
   for svc in "${names[@]}"; do
     [ -n "$QUORUM" ] || QUORUM=$(env_of "$svc" STRATA_ZK_QUORUM)
@@ -597,6 +647,7 @@ main() {
   [ -n "$QUORUM" ] || die "no STRATA_ZK_QUORUM in the compose file"
   start_services
   wait_until 10 "ZooKeeper reachable by name from the client namespace" zk_ruok client "${QUORUM%%:*}"
+  check_shaping
   check_cluster
 }
 

@@ -170,7 +170,9 @@ static void netns_cluster(void **state)
     char script[PATH_MAX + 64], limit[16], *out = NULL;
     snprintf(script, sizeof(script), "%s/deploy/netns-cluster.sh", repo_dir);
     snprintf(limit, sizeof(limit), "%d", NETNS_LIMIT_S - 20);
-    char *argv[] = {"bash", script, "--strata", (char *)bin, "--timeout", limit, NULL};
+    /* The region servers' links shaped too (--rs-bandwidth), wide enough not to slow it. */
+    char *argv[] = {"bash",  script,  "--strata",       (char *)bin, "--timeout",
+                    limit,   "--rs-bandwidth", "200mbit", NULL};
     int rc = run(argv, NETNS_LIMIT_S, &out);
     print_output(out);
     free(out);

@@ -126,7 +126,7 @@ int ycsb_series_write_csv(const ycsb_series *s, const char *path)
 
 /* ---- the chart ---- */
 
-#define W 1100
+#define W 1140
 #define H 720
 #define X0 90  /* plot area, left */
 #define X1 860 /* plot area, right */
@@ -381,7 +381,8 @@ int ycsb_series_svg(const ycsb_series *s, const char *title, buf_t *b)
     double xmax = 0;
     for (size_t i = 0; i < s->n; i++)
         xmax = fmax(xmax, s->s[i].time_s);
-    panel top = {.top = 70, .bottom = 320, .xmax = nice_max(xmax)};
+    /* the time axis ends at the last sample; the value axes at a round number */
+    panel top = {.top = 70, .bottom = 320, .xmax = xmax > 0 ? xmax : 1};
     panel bottom = {.top = 410, .bottom = 660, .xmax = top.xmax};
     put(b, &rc,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "

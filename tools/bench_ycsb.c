@@ -88,7 +88,8 @@ struct bench {
     _Atomic uint8_t *failed; /* run phase: inserts that failed, a bit per number past recordcount */
     int64_t failed_bits;
     int phase; /* YCSB_PHASE_LOAD or YCSB_PHASE_RUN */
-    uint64_t phase_start_ns, deadline_ns, t0_ns;
+    uint64_t phase_start_ns, t0_ns;
+    _Atomic uint64_t deadline_ns; /* lowered to 0 when the threads must stop at once */
     worker *w;
     int nthreads_started;
     _Atomic int running;
@@ -464,7 +465,7 @@ static void pace(worker *w, int64_t i)
     double per_thread = o->target / o->threads;
     uint64_t due = w->b->phase_start_ns + (uint64_t)((double)i * 1e9 / per_thread);
     uint64_t now = clock_mono_ns();
-    while (due > now && now < w->b->deadline_ns) {
+    while (due > now && now < atomic_load(&w->b->deadline_ns)) {
         uint64_t d = due - now;
         if (d > 100000000ull)
             d = 100000000ull; /* wake at least every 100 ms for the deadline */
@@ -480,7 +481,7 @@ static void *worker_main(void *arg)
     bench *b = w->b;
     for (int64_t i = 0; i < w->todo; i++) {
         pace(w, i);
-        if (clock_mono_ns() >= b->deadline_ns) {
+        if (clock_mono_ns() >= atomic_load(&b->deadline_ns)) {
             w->timed_out = true;
             break;
         }
@@ -645,7 +646,7 @@ static int start_workers(bench *b)
 {
     atomic_store(&b->running, b->o.threads);
     b->phase_start_ns = clock_mono_ns();
-    b->deadline_ns = b->phase_start_ns + (uint64_t)(b->o.max_seconds * 1e9);
+    atomic_store(&b->deadline_ns, b->phase_start_ns + (uint64_t)(b->o.max_seconds * 1e9));
     pthread_t *th = malloc((size_t)b->o.threads * sizeof(pthread_t));
     if (!th)
         return st_error(ST_NOMEM, "out of memory for the threads");
@@ -655,7 +656,7 @@ static int start_workers(bench *b)
             break;
     if (started < b->o.threads) {
         atomic_fetch_sub(&b->running, b->o.threads - started);
-        b->deadline_ns = 0; /* the started ones stop at once */
+        atomic_store(&b->deadline_ns, 0); /* the started ones stop at once */
         rc = st_error(ST_INTERNAL, "cannot start client thread %d", started);
     }
     b->nthreads_started = started;

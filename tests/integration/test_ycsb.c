@@ -5,6 +5,7 @@
  * spans several intervals) ends with no error, a JSON document with both phases and
  * the operations' figures, a CSV whose rows carry both servers' columns and the table's
  * 12 regions, and an SVG chart; workloads E and D run briefly on tables of their own;
+ * hotspot and uniform requests run, and --max-seconds stops a paced run before its count;
  * reads of records that were never loaded are reported as NOT_FOUND errors with exit
  * status 1; bad arguments are refused with one line and exit status 2.
  * Needs STRATA_BIN (set by CTest) and ZooKeeper (java and /usr/share/java/zookeeper*.jar);
@@ -209,6 +210,37 @@ static void workloads_e_and_d_briefly(void **state)
     free(doc);
 }
 
+static void other_distributions_and_the_time_bound(void **state)
+{
+    (void)state;
+    char *doc = NULL;
+    /* on workload A's table, loaded by the first case */
+    assert_int_equal(run_ycsb("--workload b --requestdistribution hotspot --hot-fraction 0.1 "
+                              "--hot-ops-fraction 0.9 --phase run --recordcount 2000 "
+                              "--operationcount 1000 --threads 2 --json",
+                              &doc),
+                     0);
+    assert_non_null(strstr(doc, "\"requestdistribution\":\"hotspot\""));
+    assert_true(json_num(doc, NULL, "errors") == 0);
+    free(doc);
+    assert_int_equal(run_ycsb("--workload a --requestdistribution uniform --phase run "
+                              "--recordcount 2000 --operationcount 1000 --threads 2 --json",
+                              &doc),
+                     0);
+    assert_true(json_num(doc, NULL, "errors") == 0);
+    free(doc);
+    /* 100 ops/s for at most 1 s: stopped by the bound, not by the count */
+    assert_int_equal(run_ycsb("--workload c --phase run --recordcount 2000 --operationcount "
+                              "100000 --threads 2 --target 100 --max-seconds 1 --json",
+                              &doc),
+                     0);
+    assert_non_null(strstr(doc, "\"timed_out\":true"));
+    double ops = json_num(doc, strstr(doc, "\"phase\":\"run\""), "operations");
+    assert_true(ops >= 50 && ops <= 150);
+    assert_true(json_num(doc, NULL, "runtime_ms") < 2000);
+    free(doc);
+}
+
 static void missing_records_are_not_found_errors(void **state)
 {
     (void)state;
@@ -289,6 +321,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(workload_a_with_time_series),
         cmocka_unit_test(workloads_e_and_d_briefly),
+        cmocka_unit_test(other_distributions_and_the_time_bound),
         cmocka_unit_test(missing_records_are_not_found_errors),
         cmocka_unit_test(bad_arguments_are_refused),
     };

@@ -42,7 +42,6 @@
 #include <time.h>
 
 #include "common/clock.h"
-#include "common/http/json.h"
 #include "common/status.h"
 #include "strata/admin.h"
 #include "strata/strata.h"
@@ -738,166 +737,13 @@ static uint64_t total_errors(const bench *b)
     return n;
 }
 
-static void print_text(const bench *b)
-{
-    const ycsb_opts *o = &b->o;
-    for (int i = 0; i < b->nres; i++) {
-        const ycsb_phase_result *r = &b->res[i];
-        printf("# %s phase: workload %s (%s), %" PRId64 " records, %" PRId64
-               " operations, %d threads, table %s\n",
-               r->phase, o->wl.name, ycsb_dist_name(o->wl.dist), o->recordcount,
-               strcmp(r->phase, "load") == 0 ? o->recordcount : o->operationcount, o->threads,
-               o->table);
-        if (r->timed_out)
-            printf("# stopped by --max-seconds %g after %" PRIu64 " operations\n", o->max_seconds,
-                   r->ops);
-        ycsb_print_text(stdout, r);
-    }
-}
-
-static void json_phase(json_writer *w, const ycsb_phase_result *r)
-{
-    static const char *const rets[YCSB_RETS] = {"OK", "ERROR", "NOT_FOUND"};
-    json_object_begin(w);
-    json_key(w, "phase");
-    json_string(w, r->phase);
-    json_key(w, "runtime_ms");
-    json_double(w, r->runtime_ms);
-    json_key(w, "operations");
-    json_u64(w, r->ops);
-    json_key(w, "throughput_ops_sec");
-    json_double(w, r->runtime_ms > 0 ? (double)r->ops * 1000.0 / r->runtime_ms : 0);
-    json_key(w, "errors");
-    json_u64(w, ycsb_errors(r));
-    json_key(w, "timed_out");
-    json_bool(w, r->timed_out);
-    json_key(w, "ops");
-    json_object_begin(w);
-    for (int op = 0; op < YCSB_OPS; op++) {
-        if (r->count[op] == 0)
-            continue;
-        json_key(w, ycsb_op_name((ycsb_op)op));
-        json_object_begin(w);
-        json_key(w, "operations");
-        json_u64(w, r->count[op]);
-        json_key(w, "average_us");
-        json_double(w, (double)r->sum_us[op] / (double)r->count[op]);
-        json_key(w, "min_us");
-        json_u64(w, r->min_us[op]);
-        json_key(w, "max_us");
-        json_u64(w, r->max_us[op]);
-        json_key(w, "p95_us");
-        json_u64(w, r->p95_us[op]);
-        json_key(w, "p99_us");
-        json_u64(w, r->p99_us[op]);
-        json_key(w, "return");
-        json_object_begin(w);
-        for (int k = 0; k < YCSB_RETS; k++) {
-            json_key(w, rets[k]);
-            json_u64(w, r->ret[op][k]);
-        }
-        json_object_end(w);
-        json_object_end(w);
-    }
-    json_object_end(w);
-    json_object_end(w);
-}
-
-static void json_series(json_writer *w, const ycsb_series *s)
-{
-    json_key(w, "servers");
-    json_array_begin(w);
-    for (size_t i = 0; i < s->nservers; i++)
-        json_string(w, s->servers[i]);
-    json_array_end(w);
-    json_key(w, "series");
-    json_array_begin(w);
-    for (size_t i = 0; i < s->n; i++) {
-        const ycsb_sample *x = &s->s[i];
-        json_object_begin(w);
-        json_key(w, "time_s");
-        json_double(w, x->time_s);
-        json_key(w, "phase");
-        json_string(w, x->phase == YCSB_PHASE_LOAD ? "load" : "run");
-        json_key(w, "ops_per_s");
-        json_double(w, x->ops_per_s);
-        json_key(w, "p99_us");
-        json_u64(w, x->p99_us);
-        json_key(w, "servers");
-        json_object_begin(w);
-        for (size_t c = 0; x->servers_ok && c < s->nservers; c++) {
-            if (x->rps[c] < 0)
-                continue;
-            json_key(w, s->servers[c]);
-            json_object_begin(w);
-            json_key(w, "rps");
-            json_double(w, x->rps[c]);
-            json_key(w, "regions");
-            json_i64(w, x->regions[c]);
-            json_object_end(w);
-        }
-        json_object_end(w);
-        json_object_end(w);
-    }
-    json_array_end(w);
-}
-
-static int print_json(const bench *b)
-{
-    const ycsb_opts *o = &b->o;
-    buf_t out = {0};
-    json_writer w;
-    json_init(&w, &out);
-    json_object_begin(&w);
-    json_key(&w, "benchmark");
-    json_string(&w, "ycsb");
-    json_key(&w, "workload");
-    json_string(&w, o->wl.name);
-    json_key(&w, "requestdistribution");
-    json_string(&w, ycsb_dist_name(o->wl.dist));
-    json_key(&w, "table");
-    json_string(&w, o->table);
-    json_key(&w, "recordcount");
-    json_i64(&w, o->recordcount);
-    json_key(&w, "operationcount");
-    json_i64(&w, o->operationcount);
-    json_key(&w, "threads");
-    json_i64(&w, o->threads);
-    json_key(&w, "target");
-    json_double(&w, o->target);
-    json_key(&w, "field_count");
-    json_i64(&w, o->field_count);
-    json_key(&w, "field_length");
-    json_i64(&w, o->field_length);
-    json_key(&w, "errors");
-    json_u64(&w, total_errors(b));
-    json_key(&w, "phases");
-    json_array_begin(&w);
-    for (int i = 0; i < b->nres; i++)
-        json_phase(&w, &b->res[i]);
-    json_array_end(&w);
-    json_key(&w, "interval_s");
-    json_double(&w, o->interval_s);
-    json_key(&w, "run_start_s");
-    json_double(&w, b->series.run_start_s);
-    json_series(&w, &b->series);
-    json_object_end(&w);
-    int rc = json_finish(&w);
-    if (rc == ST_OK) {
-        fwrite(out.data, 1, out.len, stdout);
-        fputc('\n', stdout);
-    } else {
-        rc = st_error(rc, "writing the JSON document failed");
-    }
-    buf_free(&out);
-    return rc;
-}
-
 static int write_outputs(const bench *b)
 {
-    int rc = b->o.json ? print_json(b) : ST_OK;
-    if (!b->o.json)
-        print_text(b);
+    int rc = ST_OK;
+    if (b->o.json)
+        rc = ycsb_print_json(stdout, &b->o, b->res, (size_t)b->nres, &b->series);
+    else
+        ycsb_print_report(stdout, &b->o, b->res, (size_t)b->nres);
     fflush(stdout);
     for (int op = 0; op < YCSB_OPS; op++)
         if (b->first_error[op][0])

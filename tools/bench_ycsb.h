@@ -271,6 +271,16 @@ uint64_t ycsb_errors(const ycsb_phase_result *r);
 /* YCSB's text report of one phase: [OVERALL] and one block per operation type that ran. */
 void ycsb_print_text(FILE *out, const ycsb_phase_result *r);
 
+/* The report of n phases: for each a '#' line naming it (and one if --max-seconds ended
+ * it), then ycsb_print_text. */
+void ycsb_print_report(FILE *out, const ycsb_opts *o, const ycsb_phase_result *res, size_t n);
+
+typedef struct ycsb_series ycsb_series;
+/* The whole run as one JSON document on one line (docs/performance.md, "Output"): the
+ * settings, the phases and the samples of series. ST_OK, or the JSON writer's failure. */
+int ycsb_print_json(FILE *out, const ycsb_opts *o, const ycsb_phase_result *res, size_t n,
+                    const ycsb_series *series);
+
 /* ---- the time series (bench_ycsb_series.c) ---- */
 
 #define YCSB_MAX_SERVERS 64
@@ -286,13 +296,13 @@ typedef struct ycsb_sample {
     int regions[YCSB_MAX_SERVERS];
 } ycsb_sample;
 
-typedef struct ycsb_series {
+struct ycsb_series {
     ycsb_sample *s;
     size_t n, cap;
     char servers[YCSB_MAX_SERVERS][YCSB_SERVER_MAX]; /* host:port, in order of appearance */
     size_t nservers;
     double run_start_s; /* when the run phase began (-1: no run phase) */
-} ycsb_series;
+};
 
 void ycsb_series_init(ycsb_series *s);
 void ycsb_series_free(ycsb_series *s);

@@ -1,8 +1,8 @@
 /*
  * bench_ycsb_stats.c - latency measurements of `strata bench ycsb` (bench_ycsb.h):
  * log-linear histograms in microseconds, their percentiles as HdrHistogram computes
- * them, per-thread operation stats merged into a phase's figures, and YCSB's text
- * report:
+ * them, per-thread operation stats merged into a phase's figures, and the report: the
+ * JSON document (--json) or YCSB's text report:
  *
  *   [OVERALL], RunTime(ms), 10234
  *   [OVERALL], Throughput(ops/sec), 9771.2
@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/http/json.h"
 #include "common/status.h"
 #include "tools/bench_ycsb.h"
 
@@ -163,4 +164,163 @@ void ycsb_print_text(FILE *out, const ycsb_phase_result *r)
         for (int k = 0; k < YCSB_RETS; k++)
             fprintf(out, "[%s], Return=%s, %" PRIu64 "\n", n, ret_names[k], r->ret[op][k]);
     }
+}
+
+/* ---- the whole report ---- */
+
+void ycsb_print_report(FILE *out, const ycsb_opts *o, const ycsb_phase_result *res, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const ycsb_phase_result *r = &res[i];
+        fprintf(out,
+                "# %s phase: workload %s (%s), %" PRId64 " records, %" PRId64
+                " operations, %d threads, table %s\n",
+                r->phase, o->wl.name, ycsb_dist_name(o->wl.dist), o->recordcount,
+                strcmp(r->phase, "load") == 0 ? o->recordcount : o->operationcount, o->threads,
+                o->table);
+        if (r->timed_out)
+            fprintf(out, "# stopped by --max-seconds %g after %" PRIu64 " operations\n",
+                    o->max_seconds, r->ops);
+        ycsb_print_text(out, r);
+    }
+}
+
+static void json_phase(json_writer *w, const ycsb_phase_result *r)
+{
+    json_object_begin(w);
+    json_key(w, "phase");
+    json_string(w, r->phase);
+    json_key(w, "runtime_ms");
+    json_double(w, r->runtime_ms);
+    json_key(w, "operations");
+    json_u64(w, r->ops);
+    json_key(w, "throughput_ops_sec");
+    json_double(w, r->runtime_ms > 0 ? (double)r->ops * 1000.0 / r->runtime_ms : 0);
+    json_key(w, "errors");
+    json_u64(w, ycsb_errors(r));
+    json_key(w, "timed_out");
+    json_bool(w, r->timed_out);
+    json_key(w, "ops");
+    json_object_begin(w);
+    for (int op = 0; op < YCSB_OPS; op++) {
+        if (r->count[op] == 0)
+            continue;
+        json_key(w, ycsb_op_name((ycsb_op)op));
+        json_object_begin(w);
+        json_key(w, "operations");
+        json_u64(w, r->count[op]);
+        json_key(w, "average_us");
+        json_double(w, (double)r->sum_us[op] / (double)r->count[op]);
+        json_key(w, "min_us");
+        json_u64(w, r->min_us[op]);
+        json_key(w, "max_us");
+        json_u64(w, r->max_us[op]);
+        json_key(w, "p95_us");
+        json_u64(w, r->p95_us[op]);
+        json_key(w, "p99_us");
+        json_u64(w, r->p99_us[op]);
+        json_key(w, "return");
+        json_object_begin(w);
+        for (int k = 0; k < YCSB_RETS; k++) {
+            json_key(w, ret_names[k]);
+            json_u64(w, r->ret[op][k]);
+        }
+        json_object_end(w);
+        json_object_end(w);
+    }
+    json_object_end(w);
+    json_object_end(w);
+}
+
+static void json_series(json_writer *w, const ycsb_series *s)
+{
+    json_key(w, "servers");
+    json_array_begin(w);
+    for (size_t i = 0; i < s->nservers; i++)
+        json_string(w, s->servers[i]);
+    json_array_end(w);
+    json_key(w, "series");
+    json_array_begin(w);
+    for (size_t i = 0; i < s->n; i++) {
+        const ycsb_sample *x = &s->s[i];
+        json_object_begin(w);
+        json_key(w, "time_s");
+        json_double(w, x->time_s);
+        json_key(w, "phase");
+        json_string(w, x->phase == YCSB_PHASE_LOAD ? "load" : "run");
+        json_key(w, "ops_per_s");
+        json_double(w, x->ops_per_s);
+        json_key(w, "p99_us");
+        json_u64(w, x->p99_us);
+        json_key(w, "servers");
+        json_object_begin(w);
+        for (size_t c = 0; x->servers_ok && c < s->nservers; c++) {
+            if (x->rps[c] < 0)
+                continue;
+            json_key(w, s->servers[c]);
+            json_object_begin(w);
+            json_key(w, "rps");
+            json_double(w, x->rps[c]);
+            json_key(w, "regions");
+            json_i64(w, x->regions[c]);
+            json_object_end(w);
+        }
+        json_object_end(w);
+        json_object_end(w);
+    }
+    json_array_end(w);
+}
+
+int ycsb_print_json(FILE *out, const ycsb_opts *o, const ycsb_phase_result *res, size_t n,
+                    const ycsb_series *series)
+{
+    uint64_t errors = 0;
+    for (size_t i = 0; i < n; i++)
+        errors += ycsb_errors(&res[i]);
+    buf_t doc = {0};
+    json_writer w;
+    json_init(&w, &doc);
+    json_object_begin(&w);
+    json_key(&w, "benchmark");
+    json_string(&w, "ycsb");
+    json_key(&w, "workload");
+    json_string(&w, o->wl.name);
+    json_key(&w, "requestdistribution");
+    json_string(&w, ycsb_dist_name(o->wl.dist));
+    json_key(&w, "table");
+    json_string(&w, o->table);
+    json_key(&w, "recordcount");
+    json_i64(&w, o->recordcount);
+    json_key(&w, "operationcount");
+    json_i64(&w, o->operationcount);
+    json_key(&w, "threads");
+    json_i64(&w, o->threads);
+    json_key(&w, "target");
+    json_double(&w, o->target);
+    json_key(&w, "field_count");
+    json_i64(&w, o->field_count);
+    json_key(&w, "field_length");
+    json_i64(&w, o->field_length);
+    json_key(&w, "errors");
+    json_u64(&w, errors);
+    json_key(&w, "phases");
+    json_array_begin(&w);
+    for (size_t i = 0; i < n; i++)
+        json_phase(&w, &res[i]);
+    json_array_end(&w);
+    json_key(&w, "interval_s");
+    json_double(&w, o->interval_s);
+    json_key(&w, "run_start_s");
+    json_double(&w, series->run_start_s);
+    json_series(&w, series);
+    json_object_end(&w);
+    int rc = json_finish(&w);
+    if (rc == ST_OK) {
+        fwrite(doc.data, 1, doc.len, out);
+        fputc('\n', out);
+    } else {
+        rc = st_error(rc, "writing the JSON document failed");
+    }
+    buf_free(&doc);
+    return rc;
 }

@@ -125,7 +125,8 @@ static void usage(FILE *out)
                  "                    [--flush-size SIZE] [--table-value KEY=VALUE]... WORKLOAD...\n"
                  "  WORKLOAD: sequentialWrite randomWrite sequentialRead randomRead scan\n"
                  "  (strata bench engine ... runs the storage-engine benchmark,\n"
-                 "   strata bench failover ... a failover drill on a local cluster)\n");
+                 "   strata bench failover ... a failover drill on a local cluster,\n"
+                 "   strata bench ycsb ... YCSB's workloads A-F against a cluster)\n");
 }
 
 static void help(FILE *out)

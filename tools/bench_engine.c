@@ -622,6 +622,8 @@ int bench_main(int argc, char **argv)
         return bench_engine_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "failover") == 0)
         return bench_failover_main(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "ycsb") == 0)
+        return bench_ycsb_main(argc - 1, argv + 1);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0)) {
         char *help_argv[] = {argv[0], (char *)"--help", NULL};
         bench_cluster_main(2, help_argv); /* the cluster benchmark's options first */
@@ -630,6 +632,9 @@ int bench_main(int argc, char **argv)
         printf("\n");
         char *fo_argv[] = {(char *)"failover", (char *)"--help", NULL};
         bench_failover_main(2, fo_argv);
+        printf("\n");
+        char *ycsb_argv[] = {(char *)"ycsb", (char *)"--help", NULL};
+        bench_ycsb_main(2, ycsb_argv);
         return 0;
     }
     if (argc >= 2)

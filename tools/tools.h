@@ -8,7 +8,7 @@
 /* strata bench engine [--num N] [--workloads w1,w2,...] [--value-size B] [--json]
  *                     [--threads T] [--dir D] [--engines e1,...]
  * argv[1] is the mode: "engine" (tools/bench_engine.c), "failover" (bench_failover_main),
- * anything else the cluster mode below. */
+ * "ycsb" (bench_ycsb_main), anything else the cluster mode below. */
 int bench_main(int argc, char **argv);
 /* strata bench [--rows N] [--threads T] [--value-size B] [--json] [--server host:port]
  *              [--regions R] [--concurrent] [--autoflush] [--table NAME]
@@ -22,6 +22,11 @@ int bench_cluster_main(int argc, char **argv);
  * (argv[0] is "failover"; tools/bench_failover.c, docs/performance.md; --help lists every
  * option). */
 int bench_failover_main(int argc, char **argv);
+
+/* strata bench ycsb (--dir D | --zk.quorum Q) [--workload a..f] [--phase load|run|both]
+ *                   ... : YCSB's core workloads through the client (argv[0] is "ycsb";
+ * tools/bench_ycsb.c, docs/performance.md "YCSB workloads"; --help lists every option). */
+int bench_ycsb_main(int argc, char **argv);
 
 /* strata regionserver [--config F] [--KEY=VALUE ...] [--print-config]
  * (tools/regionserver_main.c; docs/regionserver.md). */

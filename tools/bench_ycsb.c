@@ -150,7 +150,7 @@ static int split_keys(const ycsb_opts *o, char **keys, size_t *n)
     *n = 0;
     for (int64_t i = 0; rc == ST_OK && i < SPLIT_SAMPLE; i++) {
         v[i] = pool + i * YCSB_KEY_MAX;
-        ycsb_key(i * (space / SPLIT_SAMPLE), v[i]);
+        ycsb_key_of(o, i * (space / SPLIT_SAMPLE), v[i]);
     }
     if (rc == ST_OK)
         qsort(v, SPLIT_SAMPLE, sizeof(char *), cmp_str);
@@ -381,7 +381,7 @@ static void measure(worker *w, ycsb_op op, uint64_t t0_us, ycsb_ret ret)
 static ycsb_ret insert(worker *w, int64_t k)
 {
     char key[YCSB_KEY_MAX];
-    size_t len = ycsb_key(k, key);
+    size_t len = ycsb_key_of(&w->b->o, k, key);
     uint64_t t0 = now_us();
     ycsb_ret ret = do_put(w, YCSB_INSERT, key, len, true);
     measure(w, YCSB_INSERT, t0, ret);
@@ -431,7 +431,7 @@ static void transaction(worker *w)
         return;
     }
     char key[YCSB_KEY_MAX];
-    size_t len = ycsb_key(next_keynum(w), key);
+    size_t len = ycsb_key_of(&w->b->o, next_keynum(w), key);
     uint64_t t0 = now_us();
     ycsb_ret ret;
     if (op == YCSB_READ) {

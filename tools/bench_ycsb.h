@@ -57,6 +57,9 @@ int64_t ycsb_fnvhash64(int64_t val);
  * by the decimal of fnvhash64(keynum). Writes it NUL-terminated into out (at least
  * YCSB_KEY_MAX bytes) and returns its length. */
 size_t ycsb_key(int64_t keynum, char *out);
+/* buildKeyName with insertorder=ordered: "user" and the decimal of keynum, zero-padded to
+ * zeropadding digits, so that keys sort as their numbers (within that many digits). */
+size_t ycsb_key_ordered(int64_t keynum, int zeropadding, char *out);
 
 /* ---- generators ---- */
 
@@ -209,6 +212,8 @@ typedef struct ycsb_opts {
     double max_seconds;
     ycsb_phase phase;
     bool servers, json;
+    bool ordered;    /* insertorder=ordered: keys in record order, not hashed */
+    int zeropadding; /* digits of an ordered key's number (YCSB's zeropadding) */
     const char *csv, *plot;
     uint64_t seed; /* 0: from the clock */
 } ycsb_opts;
@@ -216,6 +221,8 @@ typedef struct ycsb_opts {
 /* Parses argv[1..argc) (argv[0] is "ycsb") into o, defaults first. ST_OK, or
  * ST_INVALID_ARGUMENT with a message naming the bad argument (st_errmsg). */
 int ycsb_parse_args(int argc, char **argv, ycsb_opts *o);
+/* The key of record keynum under o's insert order. */
+size_t ycsb_key_of(const ycsb_opts *o, int64_t keynum, char *out);
 void ycsb_usage(FILE *out);
 void ycsb_help(FILE *out);
 

@@ -90,6 +90,12 @@ int64_t ycsb_fnvhash64(int64_t val)
     return (int64_t)h < 0 ? (int64_t)(0 - h) : (int64_t)h;
 }
 
+size_t ycsb_key_ordered(int64_t keynum, int zeropadding, char *out)
+{
+    int n = snprintf(out, YCSB_KEY_MAX, "user%0*lld", zeropadding, (long long)keynum);
+    return n > 0 && n < YCSB_KEY_MAX ? (size_t)n : 0;
+}
+
 size_t ycsb_key(int64_t keynum, char *out)
 {
     int n = snprintf(out, YCSB_KEY_MAX, "user%lld", (long long)ycsb_fnvhash64(keynum));

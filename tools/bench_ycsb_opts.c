@@ -29,7 +29,7 @@ void ycsb_usage(FILE *out)
             "           [--readmodifywriteproportion F] [--minscanlength N] [--maxscanlength N]\n"
             "           [--table NAME] [--regions R] [--field-count N] [--field-length B]\n"
             "           [--interval S [--servers] [--csv FILE] [--plot FILE.svg]] [--json]\n"
-            "           [--seed N]\n");
+            "           [--insertorder hashed|ordered [--zeropadding N]] [--seed N]\n");
 }
 
 void ycsb_help(FILE *out)
@@ -65,6 +65,9 @@ void ycsb_help(FILE *out)
             "                      <host:port>_rps,<host:port>_regions per server)\n"
             "  --plot FILE.svg     draw them as an SVG chart\n"
             "  --json              one JSON document instead of YCSB's text report\n"
+            "  --insertorder O     hashed (default): keys user<fnvhash64(n)>; ordered: user<n>\n"
+            "                      zero-padded to --zeropadding N digits (default 1), so a\n"
+            "                      hotspot is a range of keys, held by a few regions\n"
             "  --seed N            seed of the client threads' random numbers (default: clock)\n"
             "  Exit status: 0 if no operation failed, 1 if any did (or the run could not be\n"
             "  done), 2 for a usage error.\n");
@@ -131,6 +134,7 @@ static const num_flag num_flags[] = {
     {"--hot-ops-fraction", F_DOUBLE, OPT(hot_ops), 0, 1},
     {"--interval", F_DOUBLE, OPT(interval_s), 0, 3600},
     {"--max-seconds", F_DOUBLE, OPT(max_seconds), 0.001, 30 * 86400},
+    {"--zeropadding", F_INT, OPT(zeropadding), 1, 20},
     {"--readproportion", F_PROP, YCSB_READ, 0, 1},
     {"--updateproportion", F_PROP, YCSB_UPDATE, 0, 1},
     {"--insertproportion", F_PROP, YCSB_INSERT, 0, 1},
@@ -206,6 +210,11 @@ static int string_flag(const char *a, const char *v, ycsb_opts *o, overrides *ov
         ov->dist = v;
     else if (strcmp(a, "--phase") == 0)
         return phase_parse(v, &o->phase);
+    else if (strcmp(a, "--insertorder") == 0) {
+        if (strcmp(v, "hashed") != 0 && strcmp(v, "ordered") != 0)
+            return bad_value(a, v, "hashed or ordered");
+        o->ordered = strcmp(v, "ordered") == 0;
+    }
     else if (strcmp(a, "--seed") == 0) {
         int64_t s = 0;
         int rc = int_value(a, v, 0, INT64_MAX, &s);
@@ -293,6 +302,7 @@ int ycsb_parse_args(int argc, char **argv, ycsb_opts *o)
                      .hot_data = 0.2,
                      .hot_ops = 0.8,
                      .max_seconds = 3600,
+                     .zeropadding = 1,
                      .phase = YCSB_PHASE_BOTH};
     overrides ov;
     memset(&ov, 0, sizeof(ov));
@@ -302,4 +312,9 @@ int ycsb_parse_args(int argc, char **argv, ycsb_opts *o)
             return rc;
     }
     return finish(o, &ov);
+}
+
+size_t ycsb_key_of(const ycsb_opts *o, int64_t keynum, char *out)
+{
+    return o->ordered ? ycsb_key_ordered(keynum, o->zeropadding, out) : ycsb_key(keynum, out);
 }

@@ -50,6 +50,14 @@ static void fnvhash64_matches_ycsb(void **state)
     assert_string_equal(key, "user6284781860667377211");
     ycsb_key(42, key);
     assert_string_equal(key, "user55488592825689361");
+    /* insertorder=ordered: the number itself, zero-padded; keys sort as numbers. */
+    assert_int_equal(ycsb_key_ordered(42, 1, key), strlen("user42"));
+    assert_string_equal(key, "user42");
+    ycsb_key_ordered(42, 8, key);
+    assert_string_equal(key, "user00000042");
+    char next[YCSB_KEY_MAX];
+    ycsb_key_ordered(100, 8, next);
+    assert_true(strcmp(key, next) < 0);
 }
 
 static void zipfian_most_popular_item_gets_its_share(void **state)
@@ -333,6 +341,13 @@ static void command_line_defaults_and_overrides(void **state)
     assert_true(o.servers && o.json && o.interval_s == 0.5);
     assert_true(o.wl.prop[YCSB_READ] == 0.5 && o.wl.prop[YCSB_SCAN] == 0.5);
     assert_int_equal(o.wl.max_scan, 7);
+    assert_false(o.ordered);
+    assert_int_equal(parse("--dir d --insertorder ordered --zeropadding 10", &o), ST_OK);
+    assert_true(o.ordered);
+    assert_int_equal(o.zeropadding, 10);
+    char key[YCSB_KEY_MAX];
+    ycsb_key_of(&o, 7, key);
+    assert_string_equal(key, "user0000000007");
 }
 
 static void bad_command_lines_are_refused_with_a_reason(void **state)
@@ -353,6 +368,8 @@ static void bad_command_lines_are_refused_with_a_reason(void **state)
         {"--dir d --target -3", "--target"},
         {"--dir d --interval -1", "--interval"},
         {"--dir d --phase warmup", "--phase"},
+        {"--dir d --insertorder random", "--insertorder"},
+        {"--dir d --zeropadding 0", "--zeropadding"},
         {"--dir d --csv x.csv", "--interval"},
         {"--dir d --workload c --readproportion 0", "add up to 0"},
         {"--dir d --minscanlength 10 --maxscanlength 5", "--maxscanlength"},

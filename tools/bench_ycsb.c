@@ -9,7 +9,7 @@
  *   find_cluster  --dir D: the quorum and parent of D/cluster.state (docs/cluster.md);
  *                 --zk.quorum Q [--zk.parent P] as given
  *   ensure_table  the table is created if missing, family "family", split into --regions
- *                 regions at quantiles of the hashed keys (ycsb_split_keys); then every
+ *                 regions at quantiles of the keys (ycsb_split_keys); then every
  *                 region must be OPEN on a server (polled, at most TABLE_WAIT_MS)
  *   load phase    T threads insert record numbers 0..recordcount-1, taken from one
  *                 atomic counter, each as one put of every field (YCSB's doInsert)
@@ -137,27 +137,30 @@ static int cmp_str(const void *x, const void *y)
     return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
-/* The split keys of regions evenly over the hashed keys: quantiles of the keys of
- * SPLIT_SAMPLE record numbers spread over max(recordcount, SPLIT_SAMPLE), each cut to
- * its shortest prefix (at least "user" and SPLIT_MIN_DIGITS digits) above the previous
- * split. Fills keys[0..*n) (malloc'ed strings). ST_OK or ST_NOMEM. */
-static int split_keys(const ycsb_opts *o, char **keys, size_t *n)
+/* The split keys of regions evenly over the keys: quantiles of the keys of SPLIT_SAMPLE
+ * record numbers spread over max(recordcount, SPLIT_SAMPLE) (hashed keys), or over the
+ * recordcount records themselves (ordered keys, whose ranges are the records' numbers).
+ * A hashed key is cut to its shortest prefix (at least "user" and SPLIT_MIN_DIGITS digits)
+ * above the previous split; an ordered one is kept whole. Fills keys[0..*n) (malloc'ed strings). ST_OK or ST_NOMEM. */
+int ycsb_split_keys(const ycsb_opts *o, char **keys, size_t *n)
 {
-    int64_t space = o->recordcount > SPLIT_SAMPLE ? o->recordcount : SPLIT_SAMPLE;
+    int64_t space = o->recordcount > SPLIT_SAMPLE || o->ordered ? o->recordcount : SPLIT_SAMPLE;
     char *pool = malloc((size_t)SPLIT_SAMPLE * YCSB_KEY_MAX);
     char **v = malloc(SPLIT_SAMPLE * sizeof(char *));
     int rc = pool && v ? ST_OK : st_error(ST_NOMEM, "out of memory for the split keys");
     *n = 0;
     for (int64_t i = 0; rc == ST_OK && i < SPLIT_SAMPLE; i++) {
         v[i] = pool + i * YCSB_KEY_MAX;
-        ycsb_key_of(o, i * (space / SPLIT_SAMPLE), v[i]);
+        ycsb_key_of(o, (int64_t)((double)i * (double)space / SPLIT_SAMPLE), v[i]);
     }
     if (rc == ST_OK)
         qsort(v, SPLIT_SAMPLE, sizeof(char *), cmp_str);
     const char *prev = "";
     for (int r = 1; rc == ST_OK && r < o->regions; r++) {
         const char *q = v[(size_t)r * SPLIT_SAMPLE / (size_t)o->regions];
-        size_t len = strlen("user") + SPLIT_MIN_DIGITS;
+        /* An ordered key is cut nowhere: its digits are zero-padded, so a prefix of it
+         * sorts before every key of the range it would stand for. */
+        size_t len = o->ordered ? strlen(q) : strlen("user") + SPLIT_MIN_DIGITS;
         while (len < strlen(q) && strncmp(q, prev, len) <= 0)
             len++;
         if (strncmp(q, prev, len) <= 0 && prev[0])
@@ -178,7 +181,7 @@ static int create_table(bench *b)
     char *keys[YCSB_MAX_REGIONS];
     size_t lens[YCSB_MAX_REGIONS], n = 0;
     char *err = NULL;
-    int rc = split_keys(&b->o, keys, &n);
+    int rc = ycsb_split_keys(&b->o, keys, &n);
     for (size_t i = 0; i < n; i++)
         lens[i] = strlen(keys[i]);
     strata_table_descriptor_t *td = rc == ST_OK ? strata_table_descriptor_create(b->o.table) : NULL;

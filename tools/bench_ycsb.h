@@ -223,6 +223,9 @@ typedef struct ycsb_opts {
 int ycsb_parse_args(int argc, char **argv, ycsb_opts *o);
 /* The key of record keynum under o's insert order. */
 size_t ycsb_key_of(const ycsb_opts *o, int64_t keynum, char *out);
+/* The split keys of o->regions regions holding equal shares of the records' keys (at most
+ * regions - 1, ascending, malloc'ed into keys[0..*n)). ST_OK or ST_NOMEM. */
+int ycsb_split_keys(const ycsb_opts *o, char **keys, size_t *n);
 void ycsb_usage(FILE *out);
 void ycsb_help(FILE *out);
 

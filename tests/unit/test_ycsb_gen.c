@@ -350,6 +350,47 @@ static void command_line_defaults_and_overrides(void **state)
     assert_string_equal(key, "user0000000007");
 }
 
+/* Regions hold equal shares of the records, for hashed and for ordered keys (an ordered
+ * key cut to a prefix would sort before the range it stands for: regression). */
+static void split_keys_share_the_records(void **state)
+{
+    (void)state;
+    for (int ordered = 0; ordered < 2; ordered++) {
+        ycsb_opts o;
+        assert_int_equal(parse(ordered ? "--dir d --recordcount 30000 --insertorder ordered "
+                                         "--zeropadding 9"
+                                       : "--dir d --recordcount 30000",
+                               &o),
+                         ST_OK);
+        char *keys[YCSB_MAX_REGIONS];
+        size_t n = 0;
+        assert_int_equal(ycsb_split_keys(&o, keys, &n), ST_OK);
+        assert_int_equal(n, 11);
+        size_t count[12] = {0};
+        for (int64_t k = 0; k < 30000; k++) {
+            char key[YCSB_KEY_MAX];
+            ycsb_key_of(&o, k, key);
+            size_t r = 0;
+            while (r < n && strcmp(key, keys[r]) >= 0)
+                r++;
+            count[r]++;
+        }
+        for (size_t r = 0; r < 12; r++) {
+            if (r + 1 < n)
+                assert_true(strcmp(keys[r], keys[r + 1]) < 0);
+            /* 2500 each: exactly for ordered keys, within sampling noise for hashed. */
+            if (count[r] < (ordered ? 2490u : 2200u) || count[r] > (ordered ? 2510u : 2800u))
+                fail_msg("%s keys: region %zu holds %zu of 30000 records",
+                         ordered ? "ordered" : "hashed", r, count[r]);
+        }
+        if (ordered)
+            assert_true(strcmp(keys[2], "user000007400") > 0 &&
+                        strcmp(keys[2], "user000007600") < 0);
+        for (size_t r = 0; r < n; r++)
+            free(keys[r]);
+    }
+}
+
 static void bad_command_lines_are_refused_with_a_reason(void **state)
 {
     (void)state;
@@ -472,6 +513,7 @@ int main(void)
         cmocka_unit_test(operation_mix_follows_the_proportions),
         cmocka_unit_test(workload_table_is_ycsbs),
         cmocka_unit_test(command_line_defaults_and_overrides),
+        cmocka_unit_test(split_keys_share_the_records),
         cmocka_unit_test(bad_command_lines_are_refused_with_a_reason),
         cmocka_unit_test(histogram_percentiles_are_within_a_bucket),
         cmocka_unit_test(merged_stats_count_every_return_code),

@@ -832,6 +832,23 @@ static void test_split_merge_and_switches(void **state)
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "\nTook X seconds\n"));
     result_free(&r);
+    /* The balancer: off answers false with the reason; a dry run plans; bad options. */
+    expect("balance_switch false\nbalancer_enabled\nbalancer\n",
+           "Previous balancer state : true\nTook X seconds\nfalse\nTook X seconds\n"
+           "Balancer did not run: the balancer switch is off\nfalse\nTook X seconds\n");
+    r = sh("balancer 'dry_run'\nbalancer_enabled\n");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "Balancer ran (dry run)\nStochasticLoadBalancer: cost "));
+    assert_non_null(strstr(r.out, " 0 done, 0 failed"));
+    assert_non_null(strstr(r.out, "\ntrue\nTook X seconds\nfalse\nTook X seconds\n"));
+    result_free(&r);
+    expect_fail("balancer 'now'\n", "'force' or 'dry_run'");
+    expect_fail("balance_switch 'maybe'\n", "switch value");
+    r = sh("balance_switch true\nbalancer 'force'\n");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "Previous balancer state : false\nTook X seconds\nBalancer ran\n"));
+    assert_non_null(strstr(r.out, "\ntrue\nTook X seconds\n"));
+    result_free(&r);
 }
 
 /* ---- failures, modes and settings ---- */

@@ -588,6 +588,68 @@ static void page_lineage(master *m, html_doc *d)
         html_raw(d, "</table>\n");
 }
 
+/* "balancer": the switch, the policy, the counters and the last run. */
+static void json_balancer(json_writer *w, master *m)
+{
+    master_balance_run *last = malloc(sizeof(*last));
+    bool have = false;
+    pthread_mutex_lock(&m->mu);
+    if (last && m->bal_last) {
+        *last = *m->bal_last;
+        have = true;
+    }
+    pthread_mutex_unlock(&m->mu);
+    json_key(w, "balancer");
+    json_object_begin(w);
+    json_key(w, "enabled");
+    json_bool(w, master_switch_get(m, MASTER_SWITCH_BALANCER));
+    json_key(w, "policy");
+    json_string(w, bal_policy_name(m->bal_cfg.policy));
+    json_key(w, "runs");
+    json_u64(w, atomic_load(&m->balancer_runs));
+    json_key(w, "moves");
+    json_u64(w, atomic_load(&m->balancer_moves));
+    json_key(w, "last_run");
+    if (!have) {
+        json_null(w);
+    } else {
+        json_object_begin(w);
+        json_key(w, "started_ms");
+        json_i64(w, last->started_ms);
+        json_key(w, "ran");
+        json_bool(w, last->ran);
+        json_key(w, "dry_run");
+        json_bool(w, last->dry_run);
+        json_key(w, "cost_before");
+        json_double(w, last->cost_before);
+        json_key(w, "cost_after");
+        json_double(w, last->cost_after);
+        json_key(w, "cost_parts");
+        json_object_begin(w);
+        for (int k = 0; k < BAL_COSTS; k++) {
+            json_key(w, bal_cost_name((bal_cost_kind)k));
+            json_array_begin(w);
+            json_double(w, last->part_before[k]);
+            json_double(w, last->part_after[k]);
+            json_array_end(w);
+        }
+        json_object_end(w);
+        json_key(w, "planned");
+        json_u64(w, last->planned);
+        json_key(w, "done");
+        json_u64(w, last->done);
+        json_key(w, "failed");
+        json_u64(w, last->failed);
+        json_key(w, "why");
+        json_string(w, last->why);
+        json_key(w, "plan");
+        json_string(w, last->plan);
+        json_object_end(w);
+    }
+    json_object_end(w);
+    free(last);
+}
+
 static void render_json(void *ctx, const status_pages_view *v, json_writer *w)
 {
     master *m = ctx;
@@ -602,6 +664,7 @@ static void render_json(void *ctx, const status_pages_view *v, json_writer *w)
     if (sn->active) {
         json_cluster(w, sn);
         json_procs(w, m, sn->now_ms);
+        json_balancer(w, m);
     }
 }
 

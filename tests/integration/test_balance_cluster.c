@@ -39,6 +39,7 @@
 #include "strata/admin.h"
 #include "strata/strata.h"
 #include "tests/support/cluster.h"
+#include "tests/support/http_client.h"
 
 #define SESSION_MS 4000
 #define TABLE "bal"
@@ -256,6 +257,21 @@ static bool set_switch(strata_admin_t *a, bool on)
     return prev != 0;
 }
 
+/* The HTTP port of master-1 from the cluster's state file. */
+static int master_http_port(tc_cluster *c)
+{
+    char path[1024], line[256];
+    snprintf(path, sizeof(path), "%s/cluster.state", tc_dir(c));
+    FILE *f = fopen(path, "r");
+    int port = 0;
+    while (f && fgets(line, sizeof(line), f))
+        if (sscanf(line, "master-1 %*d %*d %d", &port) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return port;
+}
+
 /* ---- load ---- */
 
 typedef struct load {
@@ -395,6 +411,31 @@ static void skewed_cluster_balances_under_load(void **state)
     assert_true(ran);
     assert_non_null(strstr(text, "0 moves planned"));
     strata_free(text);
+    /* The runs and moves are in /metrics, the last run (a dry run) in /status.json and on
+     * the page. */
+    thc_response h;
+    int port = master_http_port(c);
+    assert_int_equal(thc_get(port, "/metrics", &h), 0);
+    assert_non_null(strstr(h.body, "\nbalancer_enabled 1\n"));
+    unsigned long moves = 0, runs = 0;
+    const char *mv = strstr(h.body, "\nbalancer_moves "), *rn = strstr(h.body, "\nbalancer_runs ");
+    assert_non_null(mv);
+    assert_non_null(rn);
+    sscanf(mv, "\nbalancer_moves %lu", &moves);
+    sscanf(rn, "\nbalancer_runs %lu", &runs);
+    assert_true(moves >= 8); /* 12 regions on one of three servers: 8 had to move */
+    assert_true(runs >= 1);
+    assert_non_null(strstr(h.body, "balancer_cost_part{cost=\"region_count\"} 0\n"));
+    thc_response_free(&h);
+    assert_int_equal(thc_get(port, "/status.json", &h), 0);
+    assert_non_null(
+        strstr(h.body, "\"balancer\":{\"enabled\":true,\"policy\":\"StochasticLoadBalancer\""));
+    assert_non_null(strstr(h.body, "\"dry_run\":true"));
+    thc_response_free(&h);
+    assert_int_equal(thc_get(port, "/", &h), 0);
+    assert_non_null(strstr(h.body, "<h2>Balancer</h2>"));
+    assert_non_null(strstr(h.body, "region_count"));
+    thc_response_free(&h);
     strata_client_close(cl);
     strata_admin_close(a);
     assert_int_equal(tc_stop(c), ST_OK);

@@ -18,6 +18,7 @@
 #ifndef STRATA_MASTER_BALANCER_H
 #define STRATA_MASTER_BALANCER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -70,6 +71,8 @@ typedef struct bal_config {
     double min_improvement;   /* a plan must lower the total cost by at least this */
     double max_move_fraction; /* move cost: moves beyond max(fraction x regions, 600) forbidden */
     uint64_t seed;
+    /* When not NULL and true, the search stops as at its time bound (a stopping master). */
+    const atomic_bool *cancel;
 } bal_config;
 
 /* HBase's defaults: Stochastic, slop 0.2, weights region count 500, table skew 35, move 7,
@@ -108,7 +111,7 @@ int bal_plan_compute(const bal_cluster *c, const bal_config *cfg, bal_plan *out)
 void bal_plan_free(bal_plan *p);
 
 /* The cost parts of an assignment (assign[i]: server of region i) with nmoves moves made
- * from c's assignment, and their weighted total (returned). */
+ * from c's assignment, and their weighted total (returned; HUGE_VAL when out of memory). */
 double bal_cost(const bal_cluster *c, const bal_config *cfg, const int *assign, size_t nmoves,
                 double part[BAL_COSTS]);
 
@@ -118,7 +121,8 @@ double bal_array_cost(const double *stats, size_t n, bool integral);
 
 /* Splits plan moves into waves: in each wave every server takes part (as source or
  * destination) in at most per_server moves. wave[i] gets the wave number of move i;
- * returns the number of waves. Move order is kept within a server. */
+ * returns the number of waves. A server's moves never run in an earlier wave than one
+ * planned before them (with per_server > 1, several of them may share a wave). */
 size_t bal_schedule(const bal_plan *p, size_t nservers, int per_server, size_t *wave);
 
 #endif

@@ -153,10 +153,12 @@ double bal_cost(const bal_cluster *c, const bal_config *cfg, const int *assign, 
     double *per = calloc(S * 6 + S * T + 1, sizeof(double));
     for (int k = 0; k < BAL_COSTS; k++)
         part[k] = 0;
-    if (!per || S == 0) {
+    if (S == 0) {
         free(per);
         return 0;
     }
+    if (!per)
+        return HUGE_VAL; /* out of memory: never better than anything */
     double *count = per, *rd = per + S, *wr = per + 2 * S, *mem = per + 3 * S, *sf = per + 4 * S;
     double *tmp = per + 5 * S, *tc = per + 6 * S;
     for (size_t i = 0; i < c->nregions; i++) {

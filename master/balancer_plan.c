@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdatomic.h>
+
 #include "common/clock.h"
 #include "common/status.h"
 #include "master/balancer.h"
@@ -273,7 +275,8 @@ static int stochastic(const bal_cluster *c, const bal_config *cfg, bal_plan *out
     double part[BAL_COSTS];
     long step = 0;
     for (; step < steps; step++) {
-        if (deadline && (step & 255) == 0 && mono_ms() > deadline)
+        if ((step & 255) == 0 &&
+            ((deadline && mono_ms() > deadline) || (cfg->cancel && atomic_load(cfg->cancel))))
             break;
         action a = {.n = 0};
         switch (rng_below(&s.rng, 4)) {
@@ -320,8 +323,10 @@ static int stochastic(const bal_cluster *c, const bal_config *cfg, bal_plan *out
     return rc;
 }
 
-/* Each table searched on its own (its regions only); the breakdowns are of the whole
- * cluster before and after. */
+/* HBase's balancing by table: each table is a cluster of its own (its regions only),
+ * searched and held to min_cost_need and min_improvement by its own cost; the plan is
+ * every table's moves. The breakdowns are the whole cluster's before and after, which
+ * may rise (counts across tables are not looked at in this mode). */
 static int stochastic_per_table(const bal_cluster *c, const bal_config *cfg, bal_plan *out)
 {
     int *assign = calloc(c->nregions, sizeof(int));
@@ -330,9 +335,11 @@ static int stochastic_per_table(const bal_cluster *c, const bal_config *cfg, bal
     int rc = assign && sub && idx ? ST_OK : st_error(ST_NOMEM, "out of memory");
     for (size_t i = 0; rc == ST_OK && i < c->nregions; i++)
         assign[i] = c->regions[i].server;
+    if (rc == ST_OK)
+        out->cost_before = bal_cost(c, cfg, assign, 0, out->part_before);
     long steps = 0;
     for (size_t t = 0; rc == ST_OK && t < c->ntables; t++) {
-        bal_cluster one = {.nservers = c->nservers, .ntables = 1, .regions = sub, .nregions = 0};
+        bal_cluster one = {.nservers = c->nservers, .ntables = 1, .regions = sub};
         for (size_t i = 0; i < c->nregions; i++)
             if (c->regions[i].table == (int)t) {
                 sub[one.nregions] = c->regions[i];
@@ -354,19 +361,13 @@ static int stochastic_per_table(const bal_cluster *c, const bal_config *cfg, bal
         size_t moved = 0;
         for (size_t i = 0; i < c->nregions; i++)
             moved += assign[i] != c->regions[i].server;
-        int *start = calloc(c->nregions, sizeof(int));
-        if (start) {
-            for (size_t i = 0; i < c->nregions; i++)
-                start[i] = c->regions[i].server;
-            out->cost_before = bal_cost(c, cfg, start, 0, out->part_before);
-            free(start);
-        }
         out->cost_after = bal_cost(c, cfg, assign, moved, out->part_after);
         out->steps = steps;
         if (moved)
             rc = plan_from(c, assign, out);
         else
-            snprintf(out->why, sizeof(out->why), "no table's plan lowers its cost");
+            snprintf(out->why, sizeof(out->why),
+                     "no table's cost is worth balancing or lowered by a plan");
     }
     free(assign);
     free(sub);

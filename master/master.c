@@ -175,6 +175,7 @@ int master_new(const config *cfg, master **out)
     }
     pthread_mutex_init(&m->sync_mu, NULL);
     pthread_mutex_init(&m->mu, NULL);
+    pthread_mutex_init(&m->balancer_mu, NULL);
     pthread_cond_init(&m->cv, NULL);
     pthread_cond_init(&m->chore_cv, NULL);
     master_set_ops(m, NULL, NULL);
@@ -823,6 +824,7 @@ void master_free(master *m)
     free(m->procs);
     pthread_mutex_destroy(&m->sync_mu);
     pthread_mutex_destroy(&m->mu);
+    pthread_mutex_destroy(&m->balancer_mu);
     pthread_cond_destroy(&m->cv);
     pthread_cond_destroy(&m->chore_cv);
     free(m->bal_last);

@@ -8,7 +8,7 @@
  * are in transition or a dead server's recovery is queued (unless forced). Only servers
  * that have sent a heartbeat and are not stopping take part; regions in the system
  * namespace ("strata:") and regions another operation has are left where they are.
- * Thread-safety: one run at a time (run_mu); the cluster is copied under mu.
+ * Thread-safety: one run at a time per master (balancer_mu); the cluster is copied under mu.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -21,8 +21,6 @@
 #include "common/log.h"
 #include "common/status.h"
 #include "master/master_internal.h"
-
-static pthread_mutex_t run_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- settings ---- */
 
@@ -122,38 +120,69 @@ static const m_load_sample *sample_at(const m_region *r, unsigned i)
     return &r->load[(r->load_head + i) % M_LOAD_SAMPLES];
 }
 
+/* A report's region loads by encoded name (qsort / bsearch). */
+static int load_cmp(const void *a, const void *b)
+{
+    const Strata__Admin__RegionLoad *x = *(const Strata__Admin__RegionLoad *const *)a;
+    const Strata__Admin__RegionLoad *y = *(const Strata__Admin__RegionLoad *const *)b;
+    return strcmp(x->encoded_name, y->encoded_name);
+}
+
+static void record_one(m_region *r, const Strata__Admin__RegionLoad *l, uint64_t who,
+                       int64_t now_ms)
+{
+    /* Counters start again where a region opens: a new server, or counters that went back,
+     * start a new window. */
+    bool restart = r->load_server != who;
+    if (!restart && r->nload > 0) {
+        const m_load_sample *last = sample_at(r, r->nload - 1);
+        restart = l->read_requests < last->reads || l->write_requests < last->writes;
+    }
+    if (restart) {
+        r->nload = 0;
+        r->load_head = 0;
+        r->load_server = who;
+    }
+    if (r->nload == M_LOAD_SAMPLES) {
+        r->load_head = (r->load_head + 1) % M_LOAD_SAMPLES;
+        r->nload--;
+    }
+    m_load_sample *x = &r->load[(r->load_head + r->nload) % M_LOAD_SAMPLES];
+    x->ms = now_ms;
+    x->reads = l->read_requests;
+    x->writes = l->write_requests;
+    r->nload++;
+}
+
 void master_load_record(master *m, const m_server *s,
                         const Strata__Master__RegionServerReportRequest *rep, int64_t now_ms)
 {
+    if (rep->n_region == 0)
+        return;
     uint64_t who = name_hash(s->name);
-    for (size_t i = 0; i < rep->n_region; i++) {
-        const Strata__Admin__RegionLoad *l = rep->region[i];
-        m_region *r = master_find_region(m, l->encoded_name, NULL);
-        if (!r)
-            continue;
-        /* Counters start again where a region opens: a new server, or counters that went
-         * back, start a new window. */
-        bool restart = r->load_server != who;
-        if (!restart && r->nload > 0) {
-            const m_load_sample *last = sample_at(r, r->nload - 1);
-            restart = l->read_requests < last->reads || l->write_requests < last->writes;
+    /* The report sorted by name, then every region looked up in it: n log n, not one
+     * scan of every region per reported region (mu is held). */
+    const Strata__Admin__RegionLoad **v = malloc(rep->n_region * sizeof(*v));
+    if (!v)
+        return; /* out of memory: this heartbeat's sample is skipped */
+    size_t n = 0;
+    for (size_t i = 0; i < rep->n_region; i++)
+        if (rep->region[i]->encoded_name)
+            v[n++] = rep->region[i];
+    qsort(v, n, sizeof(*v), load_cmp);
+    for (size_t t = 0; t < m->ntables; t++) {
+        m_table *tab = m->tables[t];
+        for (size_t j = 0; j < tab->n; j++) {
+            m_region *r = tab->regions[j];
+            Strata__Admin__RegionLoad key = STRATA__ADMIN__REGION_LOAD__INIT;
+            key.encoded_name = r->mr.encoded_name;
+            const Strata__Admin__RegionLoad *kp = &key;
+            const Strata__Admin__RegionLoad **hit = bsearch(&kp, v, n, sizeof(*v), load_cmp);
+            if (hit)
+                record_one(r, *hit, who, now_ms);
         }
-        if (restart) {
-            r->nload = 0;
-            r->load_head = 0;
-            r->load_server = who;
-        }
-        if (r->nload == M_LOAD_SAMPLES) {
-            r->load_head = (r->load_head + 1) % M_LOAD_SAMPLES;
-            r->nload--;
-        }
-        m_load_sample *x = &r->load[(r->load_head + r->nload) % M_LOAD_SAMPLES];
-        x->ms = now_ms;
-        x->reads = l->read_requests;
-        x->writes = l->write_requests;
-        r->nload++;
     }
-    (void)m;
+    free(v);
 }
 
 void master_load_rates(const master *m, const m_region *r, int64_t now_ms, double *reads,
@@ -165,10 +194,12 @@ void master_load_rates(const master *m, const m_region *r, int64_t now_ms, doubl
     const m_load_sample *last = sample_at(r, r->nload - 1);
     if (last->ms < now_ms - m->load_window_ms)
         return; /* nothing heard within the window */
-    /* The oldest sample still inside the window (at least the one before the last). */
-    unsigned first = r->nload - 2;
+    /* The oldest sample still inside the window; fewer than two in it: no rate. */
+    unsigned first = r->nload - 1;
     while (first > 0 && sample_at(r, first - 1)->ms >= now_ms - m->load_window_ms)
         first--;
+    if (first == r->nload - 1)
+        return;
     const m_load_sample *a = sample_at(r, first);
     double dt = (double)(last->ms - a->ms) / 1000.0;
     if (dt <= 0)
@@ -423,7 +454,7 @@ int master_balance(master *m, bool force, bool dry_run, master_balance_run *out)
         snprintf(out->why, sizeof(out->why), "the balancer switch is off");
         return ST_OK;
     }
-    if (pthread_mutex_trylock(&run_mu) != 0) {
+    if (pthread_mutex_trylock(&m->balancer_mu) != 0) {
         snprintf(out->why, sizeof(out->why), "another balancer run is under way");
         return ST_OK;
     }
@@ -433,7 +464,7 @@ int master_balance(master *m, bool force, bool dry_run, master_balance_run *out)
     rc = out->why[0] ? ST_OK : copy_cluster(m, &x, out->started_ms);
     pthread_mutex_unlock(&m->mu);
     if (rc != ST_OK || out->why[0]) {
-        pthread_mutex_unlock(&run_mu);
+        pthread_mutex_unlock(&m->balancer_mu);
         if (out->why[0])
             LOG_INFO("master %s: balancer: not run: %s", m->name, out->why);
         return rc;
@@ -442,6 +473,7 @@ int master_balance(master *m, bool force, bool dry_run, master_balance_run *out)
     out->servers = x.c.nservers;
     out->regions = x.c.nregions;
     bal_config cfg = m->bal_cfg;
+    cfg.cancel = &m->stopping;
     if (cfg.seed == 0)
         cfg.seed = (uint64_t)clock_mono_ns() | 1;
     bal_plan p;
@@ -491,7 +523,7 @@ int master_balance(master *m, bool force, bool dry_run, master_balance_run *out)
     }
     if (rc == ST_OK)
         record(m, out);
-    pthread_mutex_unlock(&run_mu);
+    pthread_mutex_unlock(&m->balancer_mu);
     return rc;
 }
 

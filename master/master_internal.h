@@ -184,6 +184,7 @@ struct master {
     /* switches (master_proc.c): split/merge/normalizer mirrored in ZooKeeper */
     atomic_bool switch_split, switch_merge, switch_normalizer, switch_janitor, switch_balancer;
     /* the balancer (master_balancer.c) */
+    pthread_mutex_t balancer_mu; /* one run at a time (held for the whole run) */
     bal_config bal_cfg;
     int64_t balancer_period_ms;
     int64_t balancer_max_run_ms;   /* no move starts later than this into a run */

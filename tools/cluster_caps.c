@@ -100,24 +100,28 @@ int cluster_cap_prepare(const cluster_state *s, const cluster_proc *p, char *pro
     return rc;
 }
 
+int cluster_cap_remove_one(const cluster_state *s, const cluster_proc *p)
+{
+    char dir[CLUSTER_PATH_MAX];
+    cluster_cgroup_path(s, p->name, dir, sizeof(dir));
+    /* A cgroup goes once its last task has exited; a dying one may linger briefly. */
+    int64_t until = clock_now_ms() + 3000;
+    while (rmdir(dir) != 0 && errno != ENOENT) {
+        if (errno != EBUSY || clock_now_ms() > until)
+            return st_error(ST_IO, "cluster: rmdir %s: %s", dir, strerror(errno));
+        clock_sleep_ms(50);
+    }
+    return ST_OK;
+}
+
 int cluster_caps_remove(const cluster_state *s)
 {
     int rc = ST_OK;
-    for (size_t i = 0; i < s->nprocs; i++) {
-        const cluster_proc *p = &s->procs[i];
-        if (p->kind != CLUSTER_RS)
-            continue;
-        char dir[CLUSTER_PATH_MAX];
-        cluster_cgroup_path(s, p->name, dir, sizeof(dir));
-        /* A cgroup goes once its last task has exited; a dying one may linger briefly. */
-        int64_t until = clock_now_ms() + 3000;
-        while (rmdir(dir) != 0 && errno != ENOENT) {
-            if (errno != EBUSY || clock_now_ms() > until) {
-                rc = st_error(ST_IO, "cluster: rmdir %s: %s", dir, strerror(errno));
-                break;
-            }
-            clock_sleep_ms(50);
+    for (size_t i = 0; i < s->nprocs; i++)
+        if (s->procs[i].kind == CLUSTER_RS) {
+            int one = cluster_cap_remove_one(s, &s->procs[i]);
+            if (rc == ST_OK)
+                rc = one;
         }
-    }
     return rc;
 }

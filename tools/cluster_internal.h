@@ -125,6 +125,9 @@ void cluster_cgroup_path(const cluster_state *s, const char *name, char *out, si
  * and puts the path of its cgroup.procs in procs (the child writes its pid there before
  * exec); "" when p is not capped. ST_UNSUPPORTED when the hierarchy is not writable. */
 int cluster_cap_prepare(const cluster_state *s, const cluster_proc *p, char *procs, size_t cap);
+/* Removes p's cgroup (after its process is gone; waits up to 3 s for a dying one); ST_OK
+ * if it is gone. */
+int cluster_cap_remove_one(const cluster_state *s, const cluster_proc *p);
 /* Removes every region server's cgroup (after the processes are gone); ST_OK if none is
  * left. */
 int cluster_caps_remove(const cluster_state *s);

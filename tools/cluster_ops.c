@@ -213,8 +213,19 @@ int cluster_add_main(const char *dir, int timeout_ms)
         unlink(ready);
         rc = cluster_spawn(&s, p);
     }
+    bool spawned = rc == ST_OK;
     if (rc == ST_OK)
         rc = cluster_state_write(&s);
+    if (rc != ST_OK && spawned) {
+        /* Not recorded: nothing could stop it later. Gone again, with its cgroup. */
+        char why[512];
+        snprintf(why, sizeof(why), "%s", st_errmsg());
+        cluster_signal(&s, p, SIGKILL);
+        cluster_wait_dead(&s, &p, 1, KILL_WAIT_MS);
+        if (s.rs_cpu_quota > 0)
+            cluster_cap_remove_one(&s, p);
+        st_error(rc, "%s", why);
+    }
     if (rc == ST_OK)
         rc = wait_started(&s, p, timeout_ms);
     if (rc != ST_OK)

@@ -228,14 +228,13 @@ static void exec_detached(const char *log, const char *path, char *const argv[],
         signal(sig, SIG_DFL);
     setsid();
     if (cgroup_procs && cgroup_procs[0]) {
-        /* Into the CPU cgroup before anything runs (cluster_caps.c). */
-        char pid[24];
-        int len = snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+        /* Into the CPU cgroup before anything runs (cluster_caps.c); "0" is the writer
+         * itself, so nothing but open and write runs in the child. */
         int fd = open(cgroup_procs, O_WRONLY | O_CLOEXEC);
-        if (fd < 0 || write(fd, pid, (size_t)len) != len) {
-            int err = errno;
-            dprintf(2, "strata cluster: cannot join %s: %s\n", cgroup_procs, strerror(err));
-            err = -err; /* negative: the cgroup, not the exec */
+        ssize_t n = fd >= 0 ? write(fd, "0", 1) : -1;
+        if (n != 1) {
+            int err = n < 0 ? errno : EIO;
+            err = -(err ? err : EIO); /* negative: the cgroup, not the exec */
             if (write(report_fd, &err, sizeof(err)) < 0)
                 err = 0;
             _exit(127);
@@ -315,6 +314,8 @@ int cluster_spawn(const cluster_state *s, cluster_proc *p)
     rc = await_exec(fds[0], pid, p->name, path, procs);
     if (rc == ST_OK)
         p->pid = pid;
+    else if (procs[0])
+        cluster_cap_remove_one(s, p); /* nothing runs in it: no state names it */
     return rc;
 }
 

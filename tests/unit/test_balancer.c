@@ -373,17 +373,21 @@ static void test_per_table_stochastic(void **state)
         add(&f, 0, 0, 1);
     for (int i = 0; i < 4; i++)
         add(&f, 1, 1, 1);
+    for (int i = 0; i < 4; i++)
+        add(&f, 2, i % 2, 1); /* already even: left alone */
     bal_config cfg;
     bal_config_default(&cfg);
     cfg.per_table = true;
     bal_plan p;
     assert_int_equal(bal_plan_compute(&f.c, &cfg, &p), ST_OK);
     size_t cnt[2];
-    for (int t = 0; t < 2; t++) {
+    for (int t = 0; t < 3; t++) {
         counts_after(&f, &p, t, cnt);
         assert_int_equal(cnt[0], 2);
         assert_int_equal(cnt[1], 2);
     }
+    for (size_t i = 0; i < p.nmoves; i++)
+        assert_int_not_equal(f.r[p.moves[i].region].table, 2);
     bal_plan_free(&p);
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tools/chaos.h"
 #include "tools/tools.h"
 
 #define STRATA_VERSION "0.1.0"
@@ -26,6 +27,10 @@ static void usage(FILE *out)
                  "  cluster start [--regionservers N] [--masters M] [--dir D] [--KEY=VALUE ...]\n"
                  "  cluster status|stop [--dir D]   cluster kill|restart [--dir D] NAME\n"
                  "                 a local cluster: ZooKeeper, masters, region servers (docs/cluster.md)\n"
+                 "  chaos (--dir D | --zk.quorum Q --control C) (--duration D | --actions N)\n"
+                 "        [--policy P] [--kinds A,B] [--period-ms MS] [--seed S] [--json]\n"
+                 "                 the chaos monkey: kills, pauses, moves, splits on a schedule\n"
+                 "                 (docs/chaos.md)\n"
                  "  shell [-n] [-e CMD]... [--dir D | --zk.quorum Q] [--config F] [SCRIPT]\n"
                  "                 the HBase-style shell: DDL, put/get/scan, admin (docs/shell.md)\n"
                  "  version        print the version\n"
@@ -42,6 +47,8 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "bench") == 0)
         return bench_main(argc - 1, argv + 1);
     if (strcmp(cmd, "regionserver") == 0) return regionserver_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "chaos") == 0)
+        return chaos_main(argc - 1, argv + 1);
     if (strcmp(cmd, "cluster") == 0)
         return cluster_main(argc - 1, argv + 1);
     if (strcmp(cmd, "master") == 0)

@@ -53,7 +53,8 @@ typedef struct vll_opts {
     int width;           /* generate: nodes per batch (default 1000) */
     int wrap;            /* generate: batches per circular list (default 25) */
     uint64_t iterations; /* generate: lists per loader (default 1); with duration_s, at most
-                          * this many (0: no bound) */
+                          * this many (0: no bound); 0 without duration_s: lists until
+                          * vll_generate_stop */
     double duration_s;   /* generate: > 0: lists until this time is up (checked between
                           * lists) */
     double grace_s;      /* generate: a failing write is retried until duration_s + grace_s

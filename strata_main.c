@@ -33,6 +33,9 @@ static void usage(FILE *out)
                  "                 (docs/chaos.md)\n"
                  "  shell [-n] [-e CMD]... [--dir D | --zk.quorum Q] [--config F] [SCRIPT]\n"
                  "                 the HBase-style shell: DDL, put/get/scan, admin (docs/shell.md)\n"
+                 "  verify linkedlist generate|verify|walk (--dir D | --zk.quorum Q) ...\n"
+                 "  verify acid (--dir D | --zk.quorum Q) [--duration S] ...\n"
+                 "                 HBase's BigLinkedList and ACID verifiers (docs/reliability.md)\n"
                  "  version        print the version\n"
                  "  help           this text\n");
 }
@@ -55,6 +58,8 @@ int main(int argc, char **argv)
         return master_main(argc - 1, argv + 1);
     if (strcmp(cmd, "shell") == 0)
         return shell_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "verify") == 0)
+        return verify_main(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("strata %s\n", STRATA_VERSION);
         return 0;

@@ -28,6 +28,12 @@ int bench_failover_main(int argc, char **argv);
  * tools/bench_ycsb.c, docs/performance.md "YCSB workloads"; --help lists every option). */
 int bench_ycsb_main(int argc, char **argv);
 
+/* strata verify linkedlist generate|verify|walk ... | strata verify acid ... : HBase's
+ * IntegrationTestBigLinkedList and TestAcidGuarantees against a cluster (argv[0] is
+ * "verify"; tools/verify_main.c, docs/reliability.md "Verifiers"; --help lists every
+ * option). */
+int verify_main(int argc, char **argv);
+
 /* strata regionserver [--config F] [--KEY=VALUE ...] [--print-config]
  * (tools/regionserver_main.c; docs/regionserver.md). */
 int regionserver_main(int argc, char **argv);

@@ -81,6 +81,8 @@ static int mutate_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
         rc = rs_cluster_check_fence(s); /* fenced meanwhile: not acknowledged */
     if (rc == ST_OK)
         rc = rpc_proto_reply(reply, &resp.base);
+    if (rc == ST_OK)
+        rs_cluster_note_ack(s);
 done:
     rs_region_release(s, reg);
     rs_pool_free(&pool);
@@ -259,6 +261,8 @@ static int multi_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
         rc = rs_cluster_check_fence(s); /* fenced meanwhile: not acknowledged */
     if (rc == ST_OK)
         rc = rpc_proto_reply(reply, &resp.base);
+    if (rc == ST_OK && writes)
+        rs_cluster_note_ack(s);
     for (size_t i = 0; i < n; i++) /* the moved hints are unpacked, not in the pool */
         if (store[i].error && store[i].error->hint)
             strata__client__region_moved_hint__free_unpacked(store[i].error->hint, NULL);

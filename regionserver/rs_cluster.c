@@ -282,11 +282,18 @@ int rs_cluster_check_fence(rs_server *s)
                      s->server_name);
         return ST_OK;
     }
+    atomic_fetch_add(&s->cl.writes_fenced, 1);
     int rc = st_error(ST_NOT_SERVING, "region server %s is fenced: no word from ZooKeeper for %"
                       PRId64 " ms", s->server_name, quiet / 1000000);
     if (!atomic_exchange(&s->cl.fenced, true))
         LOG_WARN("%s; refusing writes", st_errmsg());
     return rc;
+}
+
+void rs_cluster_note_ack(rs_server *s)
+{
+    atomic_fetch_add(&s->cl.writes_acked, 1);
+    atomic_store(&s->cl.last_ack_ms, clock_now_ms());
 }
 
 int rs_cluster_check_open(rs_server *s)

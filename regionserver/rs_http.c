@@ -296,6 +296,19 @@ static int render_metrics(void *ctx, const status_pages_view *v, buf_t *b)
     if (rc == ST_OK)
         rc = metrics_engine(b, sn);
     if (rc == ST_OK)
+        rc = status_pages_metric(b, "write_calls_acknowledged_count", "counter",
+                                 "Write calls (Mutate, Multi with a mutation) answered OK",
+                                 (double)atomic_load(&s->cl.writes_acked));
+    if (rc == ST_OK)
+        rc = status_pages_metric(b, "write_calls_fenced_count", "counter",
+                                 "Write calls refused because ZooKeeper was not heard from in time",
+                                 (double)atomic_load(&s->cl.writes_fenced));
+    if (rc == ST_OK)
+        rc = status_pages_metric(b, "last_write_acknowledged_time", "gauge",
+                                 "When the last write call was answered OK (ms since the epoch; 0: "
+                                 "none yet)",
+                                 (double)atomic_load(&s->cl.last_ack_ms));
+    if (rc == ST_OK)
         rc = status_pages_metric(b, "region_server_start_time", "gauge",
                         "When this server started (ms since the epoch; its start code)",
                         (double)s->start_code);

@@ -81,6 +81,11 @@ typedef struct rs_cluster {
     _Atomic int64_t heard_ns; /* send time of the last ping ZooKeeper answered */
     atomic_bool stopping;     /* a graceful stop began: no more opens, no more reports */
     atomic_bool fenced;       /* the last write check failed (logged once per episode) */
+    /* Write calls (Mutate, a Multi holding a mutation) answered OK and refused by the
+     * fence, and the wall time (ms) of the last one answered OK: a partitioned server's
+     * last acknowledgement can be compared with when its regions reopened elsewhere. */
+    _Atomic uint64_t writes_acked, writes_fenced;
+    _Atomic int64_t last_ack_ms;
     rpc_client *master;       /* to the active master */
 
     /* the cluster thread: pings and heartbeats */
@@ -240,6 +245,8 @@ void rs_cluster_disclaim(rs_server *s, const char *encoded_name);
  * ST_OK while ZooKeeper was heard from within fence.fraction x the session timeout,
  * else ST_NOT_SERVING "region server S is fenced: ...". Reads no ZooKeeper. */
 int rs_cluster_check_fence(rs_server *s);
+/* Counts a write call answered OK (writes_acked, last_ack_ms). */
+void rs_cluster_note_ack(rs_server *s);
 /* ST_OK, or ST_CLOSED while a graceful stop runs (no region may be opened any more). */
 int rs_cluster_check_open(rs_server *s);
 /* First step of a graceful stop, while RPC still serves: refuses new opens, stops the

@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -455,8 +456,9 @@ static double pct(const double *v, size_t n, double p)
 {
     if (!n)
         return 0;
-    size_t i = (size_t)(p * (double)(n - 1) + 0.5);
-    return v[i < n ? i : n - 1];
+    /* nearest rank: the smallest value with at least p of the values at or below it */
+    size_t r = (size_t)ceil(p * (double)n);
+    return v[r ? (r <= n ? r - 1 : n - 1) : 0];
 }
 
 bool chaos_all_ok(const chaos_event *ev, size_t n)

@@ -61,6 +61,8 @@ typedef struct vll_opts {
                           * after the start (with duration_s) or grace_s after its first
                           * failure (without); default 60 */
     uint64_t seed;       /* generate: the keys' random seed; 0: from the clock */
+    double rate;         /* generate: nodes per second per loader (batches are sent when
+                          * due); 0: as fast as they go */
 } vll_opts;
 
 /* The defaults above (quorum NULL). */

@@ -184,8 +184,23 @@ static int send_once(loader *ld, const node_batch *nb, size_t *np, strata_code *
 
 /* Writes every node of nb, sending failed actions again until all are acknowledged.
  * ST_OK, or ST_IO with the loader failed (a non-retryable code, the deadline passed). */
+/* --rate: sleeps until the loader's written count is due (count / rate seconds after
+ * its start), so that a paced run spans its whole duration; unpaced with rate 0. A stop
+ * ends the wait. */
+static void pace(loader *ld)
+{
+    const vll_run *r = ld->r;
+    if (r->o.rate <= 0)
+        return;
+    uint64_t due = ld->st.start_ns + (uint64_t)((double)ld->count / r->o.rate * NS_PER_S);
+    uint64_t now = clock_mono_ns();
+    if (due > now)
+        verify_sleep_ms((int64_t)((due - now) / 1000000ull), &r->stop);
+}
+
 static int write_nodes(loader *ld, const node_batch *nb)
 {
+    pace(ld);
     size_t np = nb->n;
     uint64_t first_fail = 0;
     for (size_t i = 0; i < np; i++)

@@ -26,6 +26,9 @@
 #include "common/clock.h"
 #include "common/http/json.h"
 #include "common/status.h"
+#include "strata/strata.h"
+#include "tools/chaos.h"
+#include "tools/chaos_report.h"
 #include "tools/tools.h"
 #include "tools/verify.h"
 
@@ -46,6 +49,8 @@ typedef struct cli {
     uint64_t max;
     vll_opts ll;
     vacid_opts acid;
+    bool monkey; /* --monkey POLICY: a chaos monkey beside the load (generate, acid) */
+    chaos_opts chaos;
 } cli;
 
 static void usage(FILE *out)
@@ -53,14 +58,16 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: strata verify linkedlist generate CLUSTER [--table T] [--regions N]\n"
             "           [--loaders L] [--width W] [--wrap K] [--iterations I | --duration S]\n"
-            "           [--grace S] [--seed N] [--json]\n"
+            "           [--grace S] [--seed N] [--rate NODES/S] [--json]\n"
             "       strata verify linkedlist verify CLUSTER [--table T] [--expected N] [--json]\n"
             "       strata verify linkedlist walk CLUSTER [--table T] [--start KEYHEX] [--max N]\n"
             "           [--json]\n"
             "       strata verify acid CLUSTER [--table T] [--columns N] [--rows R]\n"
             "           [--writers W] [--getters G] [--scanners S] [--incrementers I]\n"
             "           [--duration S] [--json]\n"
-            "  CLUSTER: --dir D (a local cluster) or --zk.quorum Q [--zk.parent P]\n");
+            "  CLUSTER: --dir D (a local cluster) or --zk.quorum Q [--zk.parent P]\n"
+            "  generate and acid also take --monkey POLICY [--monkey-OPTION V ...]: a chaos\n"
+            "  monkey breaks the cluster while they run (docs/chaos.md)\n");
 }
 
 static void help(FILE *out)
@@ -76,7 +83,8 @@ static void help(FILE *out)
             "              A failed write is sent again until --duration + --grace (default\n"
             "              60 s) or, without --duration, --grace after its first failure.\n"
             "              A new table is split into --regions (default 8) at 16-byte keys.\n"
-            "              Defaults: --loaders 2 --width 1000 --wrap 25.\n"
+            "              Defaults: --loaders 2 --width 1000 --wrap 25. --rate N paces\n"
+            "              each loader to N nodes per second (default: unpaced).\n"
             "  verify      scans the table: REFERENCED, UNREFERENCED, UNDEFINED,\n"
             "              EXTRAREFERENCES; fails on UNDEFINED or UNREFERENCED, or if\n"
             "              REFERENCED differs from --expected N\n"
@@ -88,10 +96,15 @@ static void help(FILE *out)
             "  row shows two values or part of its columns; incrementers add to\n"
             "  %s A:%s and readers check it never goes back. Defaults: --writers 2\n"
             "  --getters 2 --scanners 1 --incrementers 1 --duration 20.\n"
-            "--json prints one JSON object. Exit status: 0 passed, 1 the check failed,\n"
-            "2 usage error, 3 could not run.\n",
+            "--json prints one JSON object. Exit status: 0 passed, 1 the check failed (or\n"
+            "a monkey action did not recover), 2 usage error, 3 could not run.\n"
+            "--monkey POLICY runs the chaos monkey (strata chaos) beside generate or acid for\n"
+            "as long as they run (or --monkey-duration / --monkey-actions); the report adds\n"
+            "every action with its recovery time and each writer's stall after it. Its\n"
+            "options, each with the prefix monkey-:\n",
             VLL_DEFAULT_TABLE, VLL_FAMILY, VACID_DEFAULT_TABLE, VACID_COUNTER_ROW,
             VACID_COUNTER_COL);
+    chaos_opts_help(out, "monkey-");
 }
 
 /* ---- values ---- */
@@ -123,6 +136,18 @@ static int seconds_value(const char *flag, const char *v, double *out)
     double x = v ? strtod(v, &end) : 0;
     if (!v || end == v || *end || errno || !isfinite(x) || x <= 0 || x > 30 * 86400)
         return st_error(ST_INVALID_ARGUMENT, "%s needs seconds above 0, not '%s'", flag,
+                        v ? v : "");
+    *out = x;
+    return ST_OK;
+}
+
+static int rate_value(const char *flag, const char *v, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double x = v ? strtod(v, &end) : 0;
+    if (!v || end == v || *end || errno || !isfinite(x) || x <= 0 || x > 1e9)
+        return st_error(ST_INVALID_ARGUMENT, "%s needs nodes per second above 0, not '%s'", flag,
                         v ? v : "");
     *out = x;
     return ST_OK;
@@ -189,6 +214,8 @@ static int generate_flag(cli *c, const char *a, const char *v)
         return seconds_value(a, v, &o->duration_s);
     if (strcmp(a, "--grace") == 0)
         return seconds_value(a, v, &o->grace_s);
+    if (strcmp(a, "--rate") == 0)
+        return rate_value(a, v, &o->rate);
     if (strcmp(a, "--iterations") == 0) {
         rc = int_value(a, v, 1, INT64_MAX, &x);
         o->iterations = (uint64_t)x;
@@ -250,6 +277,22 @@ static int acid_flag(cli *c, const char *a, const char *v)
 
 typedef int (*tool_flag)(cli *c, const char *a, const char *v);
 
+/* --monkey POLICY and --monkey-OPTION VALUE (the options of strata chaos). */
+static int monkey_flag(cli *c, const char *a, const char *v)
+{
+    if (!v)
+        return st_error(ST_INVALID_ARGUMENT, "%s needs a value", a);
+    int rc;
+    if (strcmp(a, "--monkey") == 0) {
+        rc = chaos_opt_set(&c->chaos, "policy", v);
+        c->monkey = rc == ST_OK;
+        return rc;
+    }
+    if (strncmp(a, "--monkey-", 9) != 0 || (rc = chaos_opt_set(&c->chaos, a + 9, v)) == ST_NOT_FOUND)
+        return st_error(ST_INVALID_ARGUMENT, "unknown argument '%s'", a);
+    return rc;
+}
+
 /* --dir D: the "quorum" and "parent" lines of D/cluster.state (docs/cluster.md). */
 static int read_state(cli *c)
 {
@@ -286,6 +329,12 @@ static int parse(cli *c, int argc, char **argv, int first, tool_flag tool)
             return rc;
         if (used)
             continue;
+        if (strncmp(a, "--monkey", 8) == 0 && (tool == generate_flag || tool == acid_flag)) {
+            if ((rc = monkey_flag(c, a, v)) != ST_OK)
+                return rc;
+            i++;
+            continue;
+        }
         if (strncmp(a, "--", 2) != 0)
             return st_error(ST_INVALID_ARGUMENT, "unknown argument '%s'", a);
         if ((rc = tool(c, a, v)) != ST_OK)
@@ -296,6 +345,10 @@ static int parse(cli *c, int argc, char **argv, int first, tool_flag tool)
         return st_error(ST_INVALID_ARGUMENT, "give one of --dir D and --zk.quorum Q");
     if (c->parent && !c->quorum)
         return st_error(ST_INVALID_ARGUMENT, "--zk.parent goes with --zk.quorum");
+    bool monkey_opts = c->chaos.policy || c->chaos.duration_ms || c->chaos.actions ||
+                       c->chaos.kinds || c->chaos.period_ms || c->chaos.control;
+    if (monkey_opts && !c->monkey)
+        return st_error(ST_INVALID_ARGUMENT, "the --monkey-* options go with --monkey POLICY");
     return ST_OK;
 }
 
@@ -368,7 +421,10 @@ static void gen_text(const cli *c, vll_run *r, const vll_gen_result *g)
     printf("longest stall: %.1f ms\n", (double)g->total.longest_stall_ns / 1e6);
 }
 
-static void gen_json(const cli *c, vll_run *r, const vll_gen_result *g)
+static void monkey_json(json_writer *w, chaos_monkey *m, const chaos_load *load);
+
+static void gen_json(const cli *c, vll_run *r, const vll_gen_result *g, chaos_monkey *m,
+                     const chaos_load *load)
 {
     buf_t b = {0};
     json_writer w;
@@ -425,31 +481,121 @@ static void gen_json(const cli *c, vll_run *r, const vll_gen_result *g)
         json_object_end(&w);
     }
     json_array_end(&w);
+    monkey_json(&w, m, load);
     json_object_end(&w);
     json_print(&b, &w);
+}
+
+/* ---- the monkey beside a load ---- */
+
+/* Checks and completes the monkey's options for a load of load_s seconds (0: none). */
+static int monkey_prepare(cli *c, double load_s)
+{
+    if (!c->monkey)
+        return ST_OK;
+    c->chaos.dir = c->dir;
+    c->chaos.zk_quorum = c->dir ? NULL : c->quorum;
+    c->chaos.zk_parent = c->parent;
+    if (!c->chaos.duration_ms && !c->chaos.actions) {
+        if (load_s <= 0)
+            return st_error(ST_INVALID_ARGUMENT,
+                            "--monkey needs --duration, --monkey-duration or --monkey-actions");
+        c->chaos.duration_ms = (int)(load_s * 1000);
+    }
+    if (!c->chaos.control && !c->dir)
+        return st_error(ST_INVALID_ARGUMENT,
+                        "--monkey with --zk.quorum needs --monkey-control docker|script:PATH");
+    /* The client's warnings (refused connections while a server is down) are the
+     * monkey's doing; STRATA_LOG_LEVEL still asks for them. */
+    if (!getenv("STRATA_LOG_LEVEL"))
+        strata_set_log_level(STRATA_LOG_ERROR);
+    return ST_OK;
+}
+
+/* The monkey's events and the failed count (after chaos_stop). */
+static size_t monkey_failed(chaos_monkey *m)
+{
+    const chaos_event *ev = NULL;
+    size_t n = m ? chaos_events(m, &ev) : 0, failed = 0;
+    for (size_t i = 0; i < n; i++)
+        failed += ev[i].failed;
+    return failed;
+}
+
+static void monkey_text(chaos_monkey *m, const chaos_load *load)
+{
+    const chaos_event *ev = NULL;
+    size_t n = chaos_events(m, &ev);
+    printf("monkey: seed %" PRIu64 "\n", chaos_seed(m));
+    chaos_summary(stdout, ev, n, false);
+    chaos_report_text(stdout, ev, n, load);
+}
+
+static void monkey_json(json_writer *w, chaos_monkey *m, const chaos_load *load)
+{
+    if (!m)
+        return;
+    const chaos_event *ev = NULL;
+    size_t n = chaos_events(m, &ev);
+    json_key(w, "monkey");
+    chaos_report_json(w, ev, n, load);
+    json_key(w, "monkey_seed");
+    json_u64(w, chaos_seed(m));
+}
+
+/* Starts the monkey beside a running load; on failure the caller stops the load. */
+static int monkey_start(cli *c, chaos_monkey **m)
+{
+    *m = NULL;
+    return c->monkey ? chaos_start(&c->chaos, m) : ST_OK;
 }
 
 static int run_generate(cli *c)
 {
     vll_run *r = NULL;
+    chaos_monkey *m = NULL;
     if (c->ll.duration_s > 0 && !c->iterations_set)
         c->ll.iterations = 0;
-    int rc = vll_generate_start(&c->ll, &r);
+    int rc = monkey_prepare(c, c->ll.duration_s);
+    if (rc != ST_OK) {
+        fprintf(stderr, "%s: %s\n", c->prog, st_errmsg());
+        return EXIT_USAGE;
+    }
+    rc = vll_generate_start(&c->ll, &r);
+    if (rc == ST_OK && (rc = monkey_start(c, &m)) != ST_OK) {
+        fprintf(stderr, "%s: %s\n", c->prog, st_errmsg());
+        vll_generate_stop(r);
+        vll_generate_free(r);
+        return EXIT_NOT_RUN;
+    }
     if (rc != ST_OK) {
         fprintf(stderr, "%s: %s\n", c->prog, st_errmsg());
         return EXIT_NOT_RUN;
     }
     vll_generate_wait(r);
+    if (m)
+        chaos_stop(m); /* after the action under way restored the cluster */
     vll_gen_result g;
     vll_generate_result(r, &g);
-    if (c->json)
-        gen_json(c, r, &g);
-    else
+    const vstats_thread *threads[VLL_MAX_LOADERS];
+    chaos_load load = {threads, vll_generate_loaders(r)};
+    for (size_t i = 0; i < load.n; i++)
+        threads[i] = vll_generate_thread(r, i);
+    if (c->json) {
+        gen_json(c, r, &g, m, &load);
+    } else {
         gen_text(c, r, &g);
+        if (m)
+            monkey_text(m, &load);
+    }
     if (g.failed)
         fprintf(stderr, "%s: a loader stopped inside a list (left open): %s\n", c->prog, g.error);
+    size_t failed = monkey_failed(m);
+    if (failed)
+        fprintf(stderr, "%s: %zu monkey action(s) did not recover or settle\n", c->prog, failed);
+    chaos_free(m);
     vll_generate_free(r);
-    return g.failed ? EXIT_FAILED : EXIT_PASS;
+    return g.failed || failed ? EXIT_FAILED : EXIT_PASS;
 }
 
 static void key_json(json_writer *w, const char *name, const vll_key *k)
@@ -621,7 +767,8 @@ static void acid_text(vacid_run *r, const vacid_result *res, bool passed)
     printf("%s\n", passed ? "acid: OK" : "acid: FAILED");
 }
 
-static void acid_json(const cli *c, vacid_run *r, const vacid_result *res, bool passed)
+static void acid_json(const cli *c, vacid_run *r, const vacid_result *res, bool passed,
+                      chaos_monkey *m, const chaos_load *load)
 {
     buf_t b = {0};
     json_writer w;
@@ -672,6 +819,7 @@ static void acid_json(const cli *c, vacid_run *r, const vacid_result *res, bool 
         json_object_end(&w);
     }
     json_array_end(&w);
+    monkey_json(&w, m, load);
     json_key(&w, "passed");
     json_bool(&w, passed);
     json_object_end(&w);
@@ -681,20 +829,48 @@ static void acid_json(const cli *c, vacid_run *r, const vacid_result *res, bool 
 static int run_acid(cli *c)
 {
     vacid_run *r = NULL;
+    chaos_monkey *m = NULL;
+    if (monkey_prepare(c, c->acid.duration_s) != ST_OK) {
+        fprintf(stderr, "%s: %s\n", c->prog, st_errmsg());
+        return EXIT_USAGE;
+    }
     if (vacid_start(&c->acid, &r) != ST_OK) {
         fprintf(stderr, "%s: %s\n", c->prog, st_errmsg());
         return EXIT_NOT_RUN;
     }
+    if (monkey_start(c, &m) != ST_OK) {
+        fprintf(stderr, "%s: %s\n", c->prog, st_errmsg());
+        vacid_stop(r);
+        vacid_free(r);
+        return EXIT_NOT_RUN;
+    }
     vacid_wait(r);
+    if (m)
+        chaos_stop(m);
     vacid_result res;
     vacid_result_get(r, &res);
     bool passed = vacid_passed(&res);
-    if (c->json)
-        acid_json(c, r, &res, passed);
-    else
+    /* The stalls that count: the threads that write. */
+    const vstats_thread *threads[4 * VACID_MAX_THREADS];
+    chaos_load load = {threads, 0};
+    for (size_t i = 0; i < vacid_threads(r) && load.n < sizeof(threads) / sizeof(threads[0]); i++) {
+        const vstats_thread *t = vacid_thread(r, i);
+        if (strncmp(t->name, "writer", 6) == 0 || strncmp(t->name, "incrementer", 11) == 0)
+            threads[load.n++] = t;
+    }
+    if (c->json) {
+        acid_json(c, r, &res, passed, m, &load);
+    } else {
         acid_text(r, &res, passed);
+        if (m)
+            monkey_text(m, &load);
+    }
+    size_t failed = monkey_failed(m);
+    if (failed)
+        fprintf(stderr, "%s: %zu monkey action(s) did not recover or settle\n", c->prog, failed);
+    chaos_free(m);
     vacid_free(r);
-    if (!passed)
+    if (!passed || failed)
         return EXIT_FAILED;
     if (res.fatal) {
         fprintf(stderr, "%s: %" PRIu64 " call(s) failed with an error no retry changes\n", c->prog,

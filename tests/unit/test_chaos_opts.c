@@ -137,7 +137,7 @@ static void the_summary_counts_and_ranks(void **state)
     char *t = summary_of(ev, 6, false);
     assert_non_null(strstr(t, "6 action(s): 4 done, 1 skipped, 1 failed"));
     assert_non_null(
-        strstr(t, "kill-rs                    4       0      0      3.00     10.00     10.00"));
+        strstr(t, "kill-rs                    4       0      0      2.00     10.00     10.00"));
     assert_non_null(strstr(t, "restart-backup-master      0       1      0"));
     assert_non_null(strstr(t, "failed: #6 split abc: recovery: too slow"));
     assert_null(strstr(t, "\nmove "));
@@ -145,7 +145,7 @@ static void the_summary_counts_and_ranks(void **state)
     t = summary_of(ev, 6, true);
     assert_non_null(strstr(t, "{\"actions\":6,\"done\":4,\"skipped\":1,\"failed\":1,"));
     assert_non_null(strstr(t, "\"kill-rs\":{\"done\":4,\"skipped\":0,\"failed\":0,"
-                              "\"recovery_s\":{\"n\":4,\"median\":3.000,\"p90\":10.000,"
+                              "\"recovery_s\":{\"n\":4,\"median\":2.000,\"p90\":10.000,"
                               "\"max\":10.000}}"));
     free(t);
     t = summary_of(NULL, 0, false);

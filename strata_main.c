@@ -28,6 +28,8 @@ static void usage(FILE *out)
                  "                 a local cluster: ZooKeeper, masters, region servers (docs/cluster.md)\n"
                  "  shell [-n] [-e CMD]... [--dir D | --zk.quorum Q] [--config F] [SCRIPT]\n"
                  "                 the HBase-style shell: DDL, put/get/scan, admin (docs/shell.md)\n"
+                 "  hbck [--dir D | --zk.quorum Q] [--root PATH] [--json] [TABLE...]\n"
+                 "  hbck COMMAND ARGS   consistency report and HBCK2 repairs (docs/hbck.md)\n"
                  "  version        print the version\n"
                  "  help           this text\n");
 }
@@ -46,6 +48,8 @@ int main(int argc, char **argv)
         return cluster_main(argc - 1, argv + 1);
     if (strcmp(cmd, "master") == 0)
         return master_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "hbck") == 0)
+        return hbck_main(argc - 1, argv + 1);
     if (strcmp(cmd, "shell") == 0)
         return shell_main(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

@@ -73,7 +73,8 @@ int admin_rpc_hbck_set_table_state(admin_rpc *a, const char *table, const char *
         *previous = NULL;
     if (!table || !state)
         return st_error(ST_INVALID_ARGUMENT, "setTableState: a table and a state are needed");
-    Strata__Master__HbckSetTableStateRequest req = STRATA__MASTER__HBCK_SET_TABLE_STATE_REQUEST__INIT;
+    Strata__Master__HbckSetTableStateRequest req =
+        STRATA__MASTER__HBCK_SET_TABLE_STATE_REQUEST__INIT;
     req.table = (char *)table;
     req.state = (char *)state;
     Strata__Master__HbckSetTableStateResponse *resp = NULL;
@@ -105,9 +106,9 @@ int admin_rpc_hbck_schedule_recoveries(admin_rpc *a, const char *const *servers,
     req.server = (char **)servers;
     req.n_server = n;
     ProtobufCMessage *resp = NULL;
-    int rc = admin_rpc_call(a, "HbckScheduleRecoveries", &req.base,
-                            &strata__master__hbck_schedule_recoveries_response__descriptor, 0,
-                            &resp);
+    int rc =
+        admin_rpc_call(a, "HbckScheduleRecoveries", &req.base,
+                       &strata__master__hbck_schedule_recoveries_response__descriptor, 0, &resp);
     admin_rpc_free_msg(resp);
     return rc;
 }
@@ -205,30 +206,31 @@ int admin_rpc_hbck_format(const Strata__Master__HbckReportResponse *r,
     *errors = 0;
     size_t n = r->n_finding + n_extra, infos = 0;
     for (size_t i = 0; i < n; i++) {
-        const Strata__Master__HbckFinding *f = i < r->n_finding ? r->finding[i]
-                                                                : extra[i - r->n_finding];
+        const Strata__Master__HbckFinding *f =
+            i < r->n_finding ? r->finding[i] : extra[i - r->n_finding];
         *errors += f->error;
         infos += !f->error;
     }
     buf_t b = {0};
-    int rc = json ? put(&b, "{\"status\":\"%s\",\"errors\":%zu,\"informational\":%zu,"
-                            "\"tables\":%u,\"regions\":%u,\"servers\":%u,\"findings\":[",
+    int rc = json ? put(&b,
+                        "{\"status\":\"%s\",\"errors\":%zu,\"informational\":%zu,"
+                        "\"tables\":%u,\"regions\":%u,\"servers\":%u,\"findings\":[",
                         *errors ? "INCONSISTENT" : "OK", *errors, infos, r->tables, r->regions,
                         r->servers)
                   : ST_OK;
     for (size_t i = 0; rc == ST_OK && i < n; i++) {
-        const Strata__Master__HbckFinding *f = i < r->n_finding ? r->finding[i]
-                                                                : extra[i - r->n_finding];
+        const Strata__Master__HbckFinding *f =
+            i < r->n_finding ? r->finding[i] : extra[i - r->n_finding];
         rc = json ? json_finding(&b, f, i == 0) : text_line(&b, f);
     }
     if (rc == ST_OK && json)
         rc = put(&b, "]}\n");
     else if (rc == ST_OK)
-        rc = put(&b,
-                 "Checked %u tables, %u regions, %u live servers.\n"
-                 "%zu inconsistencies detected (%zu informational).\nStatus: %s\n",
-                 r->tables, r->regions, r->servers, *errors, infos,
-                 *errors ? "INCONSISTENT" : "OK");
+        rc =
+            put(&b,
+                "Checked %u tables, %u regions, %u live servers.\n"
+                "%zu inconsistencies detected (%zu informational).\nStatus: %s\n",
+                r->tables, r->regions, r->servers, *errors, infos, *errors ? "INCONSISTENT" : "OK");
     if (rc == ST_OK)
         rc = buf_append(&b, "", 1);
     if (rc != ST_OK) {

@@ -80,7 +80,7 @@ typedef struct hbck_region {
 typedef struct hbck_table {
     const char *name;
     meta_table_state state;
-    bool ddl;     /* a DDL has the table, or a split/merge runs on it */
+    bool ddl;         /* a DDL has the table, or a split/merge runs on it */
     int64_t since_ms; /* when the state was last seen to change (0: unknown) */
 } hbck_table;
 

@@ -276,11 +276,13 @@ static void check_region_deploy(const hbck_input *in, const hbck_region *r, hbck
     }
     if (mr->state == META_OPEN && mr->server[0] && !ms) {
         if (in_list(in->recovering, in->nrecovering, mr->server))
-            hbck_add(out, HBCK_IN_TRANSITION, false, mr->table, mr->encoded_name, mr->server,
-                     NULL, "its server is being recovered");
+            hbck_add(out, HBCK_IN_TRANSITION, false, mr->table, mr->encoded_name, mr->server, NULL,
+                     "its server is being recovered");
         else
-            region_finding(in, r, HBCK_NOT_DEPLOYED, mr->server, "meta places it on a server "
-                           "that is not live", out);
+            region_finding(in, r, HBCK_NOT_DEPLOYED, mr->server,
+                           "meta places it on a server "
+                           "that is not live",
+                           out);
         return;
     }
     if (mr->state == META_OPEN && k == 0) {
@@ -380,7 +382,8 @@ void hbck_check_dirs(const hbck_input *in, hbck_report *out)
         const hbck_region *r = &in->regions[i];
         if (is_split_parent(r->mr) || find_dir(fs, r->mr->table, r->mr->encoded_name))
             continue;
-        char *path = layout_region_dir(in->root ? in->root : "<root>", r->mr->table, r->mr->encoded_name);
+        char *path =
+            layout_region_dir(in->root ? in->root : "<root>", r->mr->table, r->mr->encoded_name);
         size_t before = out->n;
         region_finding(in, r, HBCK_NOT_IN_HDFS, r->mr->server[0] ? r->mr->server : NULL,
                        "a meta row without a region directory", out);
@@ -530,8 +533,8 @@ void hbck_format(const hbck_finding *f, char *out, size_t cap)
     int o = snprintf(out, cap, "%s: %s", f->error ? "ERROR" : "INFO", hbck_kind_name(f->kind));
     const struct {
         const char *k, *v;
-    } parts[] = {{"table", f->table}, {"region", f->region}, {"server", f->server},
-                 {"path", f->path}};
+    } parts[] = {
+        {"table", f->table}, {"region", f->region}, {"server", f->server}, {"path", f->path}};
     for (size_t i = 0; i < 4 && o >= 0 && (size_t)o < cap; i++)
         if (parts[i].v[0])
             o += snprintf(out + o, cap - (size_t)o, " %s=%s", parts[i].k, parts[i].v);

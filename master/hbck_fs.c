@@ -58,8 +58,7 @@ static int list(const char *dir, char ***names, size_t *n)
     return fio_list_dir(dir, names, n);
 }
 
-static int add_ref(hbck_fs *fs, size_t *cap, const hbck_dir *d, const char *path,
-                   const char *name)
+static int add_ref(hbck_fs *fs, size_t *cap, const hbck_dir *d, const char *path, const char *name)
 {
     char *file = NULL, *parent = NULL, *target = NULL;
     int rc = reference_parse_name(name, &file, &parent);
@@ -129,8 +128,7 @@ static bool wanted(const char *table, const char *const *tables, size_t n)
     return false;
 }
 
-static int scan_table(hbck_fs *fs, size_t *dcap, size_t *rcap, const char *root,
-                      const char *table)
+static int scan_table(hbck_fs *fs, size_t *dcap, size_t *rcap, const char *root, const char *table)
 {
     char *tdir = layout_table_dir(root, table);
     if (!tdir)

@@ -287,7 +287,8 @@ static int gather_procs(master *m, gathered *g, bool all_tables)
         m_proc *p = &g->mprocs[i];
         if (p->state != M_PROC_RUNNABLE || (!all_tables && !table_wanted(g, p->table)))
             continue;
-        g->procs[g->nprocs++] = (hbck_proc){.id = p->id, .type = p->type,
+        g->procs[g->nprocs++] = (hbck_proc){.id = p->id,
+                                            .type = p->type,
                                             .state = master_proc_state_name(p->state),
                                             .updated_ms = p->updated_ms};
     }
@@ -297,15 +298,17 @@ static int gather_procs(master *m, gathered *g, bool all_tables)
             running |= g->mprocs[j].id == g->prow[i].id && g->mprocs[j].state == M_PROC_RUNNABLE;
         if (running)
             continue;
-        Strata__Master__Procedure *p = strata__master__procedure__unpack(NULL, g->prow[i].len,
-                                                                         g->prow[i].data);
+        Strata__Master__Procedure *p =
+            strata__master__procedure__unpack(NULL, g->prow[i].len, g->prow[i].data);
         snprintf(g->prow_types[i], sizeof(g->prow_types[i]), "%s", p ? p->type : "?");
         bool want = all_tables || (p && p->table && table_wanted(g, p->table));
         if (p)
             strata__master__procedure__free_unpacked(p, NULL);
         if (want)
-            g->procs[g->nprocs++] = (hbck_proc){.id = g->prow[i].id, .type = g->prow_types[i],
-                                                .state = "RUNNABLE", .row_only = true};
+            g->procs[g->nprocs++] = (hbck_proc){.id = g->prow[i].id,
+                                                .type = g->prow_types[i],
+                                                .state = "RUNNABLE",
+                                                .row_only = true};
     }
     return ST_OK;
 }
@@ -343,8 +346,8 @@ static int gather(master *m, char **tables, size_t ntables, int64_t stuck_ms, bo
     in->now_ms = clock_now_ms();
     in->stuck_ms = stuck_ms > 0 ? stuck_ms : HBCK_DEFAULT_STUCK_MS;
     in->started_ms = started;
-    in->janitor_grace_ms = 2 * m->janitor_interval_ms > in->stuck_ms ? 2 * m->janitor_interval_ms
-                                                                     : in->stuck_ms;
+    in->janitor_grace_ms =
+        2 * m->janitor_interval_ms > in->stuck_ms ? 2 * m->janitor_interval_ms : in->stuck_ms;
     in->regions = g->regions;
     in->nregions = g->nrows;
     in->tables = g->htables;
@@ -500,8 +503,8 @@ static int add_row(master *m, m_table *t, const meta_region *row)
         free(r);
         return rc;
     }
-    LOG_INFO("master %s: hbck: added the meta row of region %s of %s", m->name,
-             row->encoded_name, t->name);
+    LOG_INFO("master %s: hbck: added the meta row of region %s of %s", m->name, row->encoded_name,
+             t->name);
     return ST_OK;
 }
 
@@ -517,7 +520,8 @@ static int set_region_state_body(void *ctx, ProtobufCMessage *msg, rpc_reply *re
     if (!remove && (!req->state || meta_region_state_parse(req->state, &st) != ST_OK))
         return st_error(ST_INVALID_ARGUMENT,
                         "setRegionState: unknown state %s (OFFLINE, OPENING, OPEN, CLOSING, "
-                        "CLOSED, FAILED_OPEN)", req->state ? req->state : "(none)");
+                        "CLOSED, FAILED_OPEN)",
+                        req->state ? req->state : "(none)");
     pthread_mutex_lock(&m->mu);
     m_table *t = NULL;
     m_region *r = master_find_region(m, req->encoded_name, &t);
@@ -540,8 +544,10 @@ static int set_region_state_body(void *ctx, ProtobufCMessage *msg, rpc_reply *re
             /* Closed with a flush first (held, so the chore cannot reopen it): its edits
              * are in its directory, which fixMeta can add back. */
             if (r->mr.server[0] && (rc = master_unassign(m, r)) != ST_OK)
-                rc = st_error(rc, "setRegionState: closing region %s before removing its row "
-                              "failed (row kept): %s", r->mr.encoded_name, st_errmsg());
+                rc = st_error(rc,
+                              "setRegionState: closing region %s before removing its row "
+                              "failed (row kept): %s",
+                              r->mr.encoded_name, st_errmsg());
             if (rc == ST_OK)
                 rc = remove_row(m, t, r);
         }
@@ -606,8 +612,8 @@ static int set_table_state_body(void *ctx, ProtobufCMessage *msg, rpc_reply *rep
         return rc;
     master_mirror_table_state(m, table, st);
     master_chore_wake(m);
-    LOG_INFO("master %s: hbck: table %s set %s (was %s)", m->name, table,
-             meta_table_state_name(st), prev);
+    LOG_INFO("master %s: hbck: table %s set %s (was %s)", m->name, table, meta_table_state_name(st),
+             prev);
     Strata__Master__HbckSetTableStateResponse resp =
         STRATA__MASTER__HBCK_SET_TABLE_STATE_RESPONSE__INIT;
     resp.previous = prev;
@@ -621,7 +627,8 @@ typedef struct fix_log {
     size_t ndone, nrefused;
 } fix_log;
 
-static void logf_line(char ***v, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void logf_line(char ***v, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void logf_line(char ***v, size_t *n, const char *fmt, ...)
 {
     char line[1024];
@@ -761,12 +768,14 @@ static int fix_table(master *m, m_table *t, bool dry, fix_log *log)
             continue;
         if (r->server[0]) {
             logf_line(&log->refused, &log->nrefused,
-                      "%s: region %s has no directory but is %s on %s; unassign it first",
-                      t->name, r->encoded_name, meta_region_state_name(r->state), r->server);
+                      "%s: region %s has no directory but is %s on %s; unassign it first", t->name,
+                      r->encoded_name, meta_region_state_name(r->state), r->server);
             continue;
         }
-        logf_line(&log->done, &log->ndone, "%s: removed the row of region %s (no directory, "
-                  "no data)", t->name, r->encoded_name);
+        logf_line(&log->done, &log->ndone,
+                  "%s: removed the row of region %s (no directory, "
+                  "no data)",
+                  t->name, r->encoded_name);
         if (!dry) {
             m_region *mr = NULL;
             m_table *tt = NULL;
@@ -801,7 +810,8 @@ static int fix_table(master *m, m_table *t, bool dry, fix_log *log)
     if (overlap)
         logf_line(&log->refused, &log->nrefused,
                   "%s: regions overlap; merge them (merge_region ..., true) or remove the "
-                  "extra row with setRegionState --remove-row", t->name);
+                  "extra row with setRegionState --remove-row",
+                  t->name);
     bool *used = calloc(fs.ndirs + 1, sizeof(*used));
     for (size_t h = 0; rc == ST_OK && used && h < nh; h++) {
         meta_region row;
@@ -816,8 +826,8 @@ static int fix_table(master *m, m_table *t, bool dry, fix_log *log)
                 known |= strcmp(rows[i].encoded_name, d->region) == 0;
             if (known || used[j] || !d->has_data || merge_parent(rows, n, d->region))
                 continue;
-            found = find_region_id(t->name, holes[h].start, holes[h].start_len, d->region, rows,
-                                   n, d->path, &row.region_id);
+            found = find_region_id(t->name, holes[h].start, holes[h].start_len, d->region, rows, n,
+                                   d->path, &row.region_id);
             if (found) {
                 used[j] = true;
                 snprintf(row.encoded_name, sizeof(row.encoded_name), "%s", d->region);
@@ -832,7 +842,8 @@ static int fix_table(master *m, m_table *t, bool dry, fix_log *log)
                                   holes[h].end_len);
         if (rc == ST_OK) {
             logf_line(&log->done, &log->ndone, "%s: %s region %s for a hole", t->name,
-                      found ? "added the row of orphan directory" : "created empty", row.encoded_name);
+                      found ? "added the row of orphan directory" : "created empty",
+                      row.encoded_name);
             if (!dry)
                 rc = add_row(m, t, &row);
         }
@@ -995,7 +1006,8 @@ static int bypass_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     if (running && !override)
         return st_error(ST_INVALID_ARGUMENT,
                         "bypass: procedure %llu is running on this master; --override to "
-                        "bypass it anyway", (unsigned long long)req->proc_id);
+                        "bypass it anyway",
+                        (unsigned long long)req->proc_id);
     if (has_row) {
         meta_change c = {.proc_id = req->proc_id, .proc_delete = true};
         rc = master_check_lease(m);
@@ -1019,12 +1031,13 @@ static int sideline_one(master *m, const hbck_report *rep, const char *path, cha
 {
     bool lingering = false;
     for (size_t i = 0; i < rep->n; i++)
-        lingering |= rep->v[i].kind == HBCK_LINGERING_REFERENCE_FILE &&
-                     strcmp(rep->v[i].path, path) == 0;
+        lingering |=
+            rep->v[i].kind == HBCK_LINGERING_REFERENCE_FILE && strcmp(rep->v[i].path, path) == 0;
     if (!lingering)
         return st_error(ST_INVALID_ARGUMENT,
                         "sideline: %s is no lingering reference file (the report does not name "
-                        "it); it may still be in use", path);
+                        "it); it may still be in use",
+                        path);
     size_t rl = strlen(m->root);
     char dst[PATH_MAX * 2 + 16];
     snprintf(dst, sizeof(dst), "%s/.hbck/%s", m->root, path + rl + strlen("/data/"));

@@ -38,20 +38,21 @@ typedef struct hbck_opts {
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: strata hbck [--dir D | --zk.quorum Q [--zk.parent P]] [--root PATH] [--json]\n"
-            "                   [--stuck-ms N] [TABLE...]\n"
-            "       strata hbck [connection] COMMAND ARGS\n"
-            "commands (HBCK2's):\n"
-            "  assigns REGION...                  open regions (after closing stale meta state)\n"
-            "  unassigns REGION...                close regions\n"
-            "  fixMeta [--dry-run] [TABLE...]     mend meta against the root directory\n"
-            "  setRegionState REGION STATE [--clear-server] | REGION --remove-row\n"
-            "  setTableState TABLE STATE          ENABLED, DISABLED, ENABLING, DISABLING\n"
-            "  bypass PROCID [--override]         end a stuck procedure\n"
-            "  scheduleRecoveries SERVER...       recover a dead server's WALs\n"
-            "  filesystem --fix [TABLE...]        sideline lingering reference files\n"
-            "exit: 0 consistent / done, 1 inconsistent / refused, 2 could not run (docs/hbck.md)\n");
+    fprintf(
+        out,
+        "usage: strata hbck [--dir D | --zk.quorum Q [--zk.parent P]] [--root PATH] [--json]\n"
+        "                   [--stuck-ms N] [TABLE...]\n"
+        "       strata hbck [connection] COMMAND ARGS\n"
+        "commands (HBCK2's):\n"
+        "  assigns REGION...                  open regions (after closing stale meta state)\n"
+        "  unassigns REGION...                close regions\n"
+        "  fixMeta [--dry-run] [TABLE...]     mend meta against the root directory\n"
+        "  setRegionState REGION STATE [--clear-server] | REGION --remove-row\n"
+        "  setTableState TABLE STATE          ENABLED, DISABLED, ENABLING, DISABLING\n"
+        "  bypass PROCID [--override]         end a stuck procedure\n"
+        "  scheduleRecoveries SERVER...       recover a dead server's WALs\n"
+        "  filesystem --fix [TABLE...]        sideline lingering reference files\n"
+        "exit: 0 consistent / done, 1 inconsistent / refused, 2 could not run (docs/hbck.md)\n");
 }
 
 static const char *flag_value(int argc, char **argv, int *i, const char *name)
@@ -66,9 +67,9 @@ static const char *flag_value(int argc, char **argv, int *i, const char *name)
 
 static bool is_command(const char *s)
 {
-    static const char *const cmds[] = {"assigns",       "unassigns",     "fixMeta",
-                                       "setRegionState", "setTableState", "bypass",
-                                       "scheduleRecoveries", "filesystem"};
+    static const char *const cmds[] = {
+        "assigns", "unassigns",          "fixMeta",   "setRegionState", "setTableState",
+        "bypass",  "scheduleRecoveries", "filesystem"};
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (strcmp(s, cmds[i]) == 0)
             return true;
@@ -161,8 +162,11 @@ static int local_fs_findings(const hbck_opts *o, const Strata__Master__HbckRepor
     if (rc == ST_OK)
         rc = hbck_scan_root(o->root, tables, o->nargs, &fs);
     if (rc == ST_OK) {
-        hbck_input in = {.regions = regs, .nregions = r->n_meta_region, .fs = &fs,
-                         .refs_targets_only = true, .root = o->root};
+        hbck_input in = {.regions = regs,
+                         .nregions = r->n_meta_region,
+                         .fs = &fs,
+                         .refs_targets_only = true,
+                         .root = o->root};
         if (o->nargs == 0)
             fs.nwals = 0; /* WAL dirs need the live servers: the master's report has them */
         hbck_check_dirs(&in, rep);

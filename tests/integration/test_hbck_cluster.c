@@ -9,7 +9,8 @@
  *   a region closed on its server behind the master   NOT_DEPLOYED             -> assigns
  *   the table state set by hand (setTableState)       regions follow it        -> ENABLED
  *   a reference file to a region that never was       LINGERING_REFERENCE_FILE -> filesystem --fix
- *   a WAL directory of a server that never ran        ORPHAN_WAL_DIR           -> scheduleRecoveries
+ *   a WAL directory of a server that never ran        ORPHAN_WAL_DIR           ->
+ * scheduleRecoveries
  *
  * and the refusals (unknown region, unknown procedure, a live server's recovery) exit 1.
  * The rows written before stay readable throughout. Needs STRATA_BIN (ctest sets it).
@@ -88,8 +89,8 @@ static void expect(int status, const char *needle, const char *what)
 
 static void shell(const char *cmd)
 {
-    int st = run_strata("shell --zk.quorum %s --zk.parent %s -e \"%s\"", tc_quorum(C),
-                        tc_parent(C), cmd);
+    int st = run_strata("shell --zk.quorum %s --zk.parent %s -e \"%s\"", tc_quorum(C), tc_parent(C),
+                        cmd);
     if (st != 0)
         fail_msg("shell %s: %d\n%s", cmd, st, OUT);
 }
@@ -133,9 +134,8 @@ static void fresh_cluster_is_consistent(void)
     expect(0, "Status: OK", "fresh");
     assert_int_equal(hbck("--json t"), 0);
     expect(0, "\"status\":\"OK\"", "json");
-    assert_int_equal(run_strata("shell --zk.quorum %s --zk.parent %s -e hbck", tc_quorum(C),
-                                tc_parent(C)),
-                     0);
+    assert_int_equal(
+        run_strata("shell --zk.quorum %s --zk.parent %s -e hbck", tc_quorum(C), tc_parent(C)), 0);
     expect(0, "Status: OK", "shell hbck");
 }
 
@@ -186,9 +186,9 @@ static void closed_behind_the_masters_back(void)
     buf_t body = {0}, out = {0};
     assert_int_equal(buf_reserve(&body, protobuf_c_message_get_packed_size(&req.base)), ST_OK);
     body.len = protobuf_c_message_pack(&req.base, body.data);
-    assert_int_equal(rpc_client_call(rpc, addr[2], "AdminService.CloseRegion", body.data,
-                                     body.len, 10000, &out),
-                     ST_OK);
+    assert_int_equal(
+        rpc_client_call(rpc, addr[2], "AdminService.CloseRegion", body.data, body.len, 10000, &out),
+        ST_OK);
     buf_free(&body);
     buf_free(&out);
     rpc_client_free(rpc);
@@ -217,9 +217,10 @@ static void lingering_reference(void)
 {
     char enc[3][64], addr[3][300], path[1024];
     regions(enc, addr);
-    snprintf(path, sizeof(path),
-             "%s/root/data/default/t/%s/cf/00000000000000010000000a.fedcba9876543210fedcba9876543210",
-             tc_dir(C), enc[0]);
+    snprintf(
+        path, sizeof(path),
+        "%s/root/data/default/t/%s/cf/00000000000000010000000a.fedcba9876543210fedcba9876543210",
+        tc_dir(C), enc[0]);
     assert_int_equal(fio_write_atomic(path, "x", 1), ST_OK);
     assert_int_equal(hbck(""), 1);
     expect(1, "LINGERING_REFERENCE_FILE table=default:t", "reference");
@@ -256,8 +257,7 @@ static void refusals(void)
     assert_int_equal(admin_rpc_table_regions(a, "t", &r), ST_OK);
     char live[400], args[512];
     snprintf(live, sizeof(live), "%s,%u,%llu", r->location[0]->server->host,
-             r->location[0]->server->port,
-             (unsigned long long)r->location[0]->server->start_code);
+             r->location[0]->server->port, (unsigned long long)r->location[0]->server->start_code);
     admin_rpc_free_msg(r);
     admin_rpc_close(a);
     snprintf(args, sizeof(args), "scheduleRecoveries %s", live);

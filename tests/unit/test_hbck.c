@@ -63,8 +63,8 @@ static void serve_all(fx *f)
 {
     for (size_t i = 0; i < f->n; i++)
         f->online[0][i] = f->rows[i].encoded_name;
-    f->servers[0] = (hbck_server){.name = "h,1,1", .regions = f->online[0], .nregions = f->n,
-                                  .reached = true};
+    f->servers[0] =
+        (hbck_server){.name = "h,1,1", .regions = f->online[0], .nregions = f->n, .reached = true};
     f->in.nservers = 1;
 }
 
@@ -73,9 +73,14 @@ static fx *fx_new(void)
     fx *f = calloc(1, sizeof(*f));
     assert_non_null(f);
     f->table = (hbck_table){.name = "default:t", .state = META_TABLE_ENABLED};
-    f->in = (hbck_input){.now_ms = NOW, .stuck_ms = 60000, .started_ms = NOW - 10,
-                         .regions = f->regs, .tables = &f->table, .ntables = 1,
-                         .servers = f->servers, .session_timeout_ms = 6000};
+    f->in = (hbck_input){.now_ms = NOW,
+                         .stuck_ms = 60000,
+                         .started_ms = NOW - 10,
+                         .regions = f->regs,
+                         .tables = &f->table,
+                         .ntables = 1,
+                         .servers = f->servers,
+                         .session_timeout_ms = 6000};
     return f;
 }
 
@@ -192,15 +197,15 @@ static void test_deployment(void **state)
     assert_string_equal(first(f, HBCK_NOT_DEPLOYED)->region, "b");
     /* b on a second server that meta does not name */
     const char *other[] = {"b", "zz"};
-    f->servers[1] = (hbck_server){.name = "h,2,2", .regions = other, .nregions = 2,
-                                  .reached = true};
+    f->servers[1] =
+        (hbck_server){.name = "h,2,2", .regions = other, .nregions = 2, .reached = true};
     f->in.nservers = 2;
     run(f);
     assert_int_equal(count(f, HBCK_NOT_DEPLOYED, true), 0);
     assert_int_equal(count(f, HBCK_SERVER_DOES_NOT_MATCH_META, true), 1);
     assert_string_equal(first(f, HBCK_SERVER_DOES_NOT_MATCH_META)->server, "h,2,2");
     assert_int_equal(count(f, HBCK_NOT_IN_META, true), 1); /* zz */
-    f->servers[0].nregions = 2; /* now b on both */
+    f->servers[0].nregions = 2;                            /* now b on both */
     run(f);
     assert_int_equal(count(f, HBCK_MULTI_DEPLOYED, true), 1);
     fx_free(f);
@@ -372,8 +377,7 @@ static void test_wals(void **state)
     serve_all(f);
     char young[64];
     snprintf(young, sizeof(young), "h,9,%d", NOW - 100);
-    char *wals[] = {"h,1,1", "old,1,5", "gone,1,7-splitting", "dead,1,1",
-                    "master-h,3,3", young};
+    char *wals[] = {"h,1,1", "old,1,5", "gone,1,7-splitting", "dead,1,1", "master-h,3,3", young};
     const char *rec[] = {"dead,1,1"};
     f->in.recovering = rec;
     f->in.nrecovering = 1;
@@ -414,7 +418,9 @@ static void test_tables_and_procs(void **state)
     f->table.state = META_TABLE_ENABLED;
     hbck_proc procs[] = {
         {.id = 7, .type = "SplitTableRegionProcedure", .state = "RUNNABLE", .updated_ms = NOW - 5},
-        {.id = 8, .type = "MergeTableRegionsProcedure", .state = "RUNNABLE",
+        {.id = 8,
+         .type = "MergeTableRegionsProcedure",
+         .state = "RUNNABLE",
          .updated_ms = NOW - 300000},
         {.id = 9, .type = "SplitTableRegionProcedure", .state = "SUCCESS", .updated_ms = 1},
         {.id = 10, .type = "SplitTableRegionProcedure", .state = "RUNNABLE", .row_only = true},
@@ -456,8 +462,7 @@ static void test_scan_root(void **state)
     char path[1024];
     snprintf(path, sizeof(path), "%s/data/default/t/%s/f/00000000000000010000000a", root, p);
     write_file(path, "data");
-    snprintf(path, sizeof(path), "%s/data/default/t/%s/f/00000000000000010000000a.%s", root, a,
-             p);
+    snprintf(path, sizeof(path), "%s/data/default/t/%s/f/00000000000000010000000a.%s", root, a, p);
     write_file(path, "ref");
     snprintf(path, sizeof(path), "%s/data/default/t/%s/f/00000000000000020000000b.%s", root, a,
              "00000000000000000000000000000000");

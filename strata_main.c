@@ -36,6 +36,8 @@ static void usage(FILE *out)
                  "  verify linkedlist generate|verify|walk (--dir D | --zk.quorum Q) ...\n"
                  "  verify acid (--dir D | --zk.quorum Q) [--duration S] ...\n"
                  "                 HBase's BigLinkedList and ACID verifiers (docs/reliability.md)\n"
+                 "  hbck [--dir D | --zk.quorum Q] [--root PATH] [--json] [TABLE...]\n"
+                 "  hbck COMMAND ARGS   consistency report and HBCK2 repairs (docs/hbck.md)\n"
                  "  version        print the version\n"
                  "  help           this text\n");
 }
@@ -56,6 +58,8 @@ int main(int argc, char **argv)
         return cluster_main(argc - 1, argv + 1);
     if (strcmp(cmd, "master") == 0)
         return master_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "hbck") == 0)
+        return hbck_main(argc - 1, argv + 1);
     if (strcmp(cmd, "shell") == 0)
         return shell_main(argc - 1, argv + 1);
     if (strcmp(cmd, "verify") == 0)

@@ -136,4 +136,29 @@ int admin_rpc_compact_region(admin_rpc *a, const char *encoded_name, bool major)
 
 int admin_rpc_cluster_status(admin_rpc *a, Strata__Master__GetClusterStatusResponse **out);
 
+/* ---- hbck (docs/hbck.md; MasterService.Hbck*) ---- */
+/* The report of every table (n 0) or those named; stuck_ms 0: the master's default
+ * (60000); skip_fs leaves out the root directory. */
+int admin_rpc_hbck_report(admin_rpc *a, const char *const *tables, size_t n, uint64_t stuck_ms,
+                          bool skip_fs, Strata__Master__HbckReportResponse **out);
+/* The report as text (one line per finding, the counts, "Status: OK" or
+ * "Status: INCONSISTENT") or as one JSON object (json), malloc'ed into *out; *errors gets
+ * the errors (informational findings do not count). ST_OK or ST_NOMEM. extra (may be
+ * NULL, n_extra of them) are findings the caller added (`strata hbck --root`). */
+int admin_rpc_hbck_format(const Strata__Master__HbckReportResponse *r,
+                          Strata__Master__HbckFinding *const *extra, size_t n_extra, bool json,
+                          char **out, size_t *errors);
+/* HBCK2 setRegionState (state NULL with remove_row: delete the row); *previous (may be
+ * NULL) gets the state before (malloc'ed). */
+int admin_rpc_hbck_set_region_state(admin_rpc *a, const char *encoded, const char *state,
+                                    bool clear_server, bool remove_row, char **previous);
+int admin_rpc_hbck_set_table_state(admin_rpc *a, const char *table, const char *state,
+                                   char **previous);
+int admin_rpc_hbck_fix_meta(admin_rpc *a, const char *const *tables, size_t n, bool dry_run,
+                            Strata__Master__HbckFixMetaResponse **out);
+int admin_rpc_hbck_schedule_recoveries(admin_rpc *a, const char *const *servers, size_t n);
+int admin_rpc_hbck_bypass(admin_rpc *a, uint64_t proc_id, bool override);
+int admin_rpc_hbck_sideline(admin_rpc *a, const char *const *paths, size_t n,
+                            Strata__Master__HbckSidelineResponse **out);
+
 #endif

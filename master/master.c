@@ -479,6 +479,7 @@ static int load_meta(master *m)
         t->schema_len = tables[i].schema_len;
         tables[i].schema = NULL;
         t->state = tables[i].state;
+        t->state_ms = clock_now_ms();
         rc = master_add_table(m, t);
         if (rc != ST_OK)
             master_table_free(t);

@@ -101,8 +101,10 @@ static void finish_table_states(master *m, m_table **tables, size_t nt)
         if (rc == ST_OK)
             rc = meta_set_table_state(m->meta, t->name, st);
         pthread_mutex_lock(&m->mu);
-        if (rc == ST_OK)
+        if (rc == ST_OK) {
             t->state = st;
+            t->state_ms = clock_now_ms();
+        }
         t->busy = false;
         pthread_cond_broadcast(&m->cv);
         pthread_mutex_unlock(&m->mu);

@@ -74,6 +74,7 @@ static int set_table_state(master *m, m_table *t, meta_table_state st)
         return rc;
     pthread_mutex_lock(&m->mu);
     t->state = st;
+    t->state_ms = clock_now_ms();
     pthread_mutex_unlock(&m->mu);
     master_mirror_table_state(m, t->name, st);
     master_chore_wake(m);
@@ -341,6 +342,7 @@ int master_create_table(master *m, const Strata__Master__CreateTableRequest *req
     t->schema_len = packed_len;
     packed = NULL;
     t->state = META_TABLE_ENABLING;
+    t->state_ms = clock_now_ms();
     t->busy = true;
     t->users = 1;
     rc = add_new_table(m, t);

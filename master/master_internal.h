@@ -90,6 +90,7 @@ typedef struct m_table {
     uint8_t *schema; /* packed strata.admin.TableSchema */
     size_t schema_len;
     meta_table_state state;
+    int64_t state_ms;   /* wall-clock ms state was last set (hbck's TABLE_STUCK_*) */
     m_region **regions; /* sorted by start key; they tile the table's key space */
     size_t n, cap;
     m_region **parents; /* split parents the catalog janitor has not removed yet */
@@ -354,6 +355,7 @@ typedef struct m_proc {
     size_t nregions;
     int64_t submitted_ms, updated_ms;
     char error[256];
+    bool bypassed; /* hbck bypass: its next step's write fails (master_proc_write) */
 } m_proc;
 
 const char *master_proc_state_name(m_proc_state s);
@@ -377,6 +379,10 @@ void master_proc_unsure(master *m, uint64_t id, const char *why) __attribute__((
 void master_proc_set_step(master *m, uint64_t id, const char *step);
 /* Ends a procedure: deletes its row (if written) and records state and error. */
 void master_proc_end(master *m, uint64_t id, bool written, m_proc_state st, const char *error);
+/* hbck bypass of a running procedure: its next step's write fails, so it stops there (a
+ * failure before its catalog change rolls back); its regions are given back when its
+ * thread returns. */
+void master_proc_bypass(master *m, uint64_t id);
 /* Copies the listing (free with free()). */
 int master_procs_list(master *m, m_proc **out, size_t *n);
 /* Reads every procedure row after meta is loaded: rolls back those before their catalog
@@ -575,6 +581,13 @@ void master_http_stop(master *m);
 int master_service_register(master *m);
 /* master_service_procs.c: SplitRegion, ListProcedures, SetSwitch, RunCatalogJanitor. */
 int master_service_register_procs(master *m);
+/* master_hbck.c: HbckReport and the HBCK2 repairs (docs/hbck.md). */
+int master_service_register_hbck(master *m);
+/* The hbck report (docs/hbck.md) of every table (ntables 0) or those named: ST_OK and
+ * *out (free with hbck_report_free), *nregions (may be NULL) the rows checked. */
+struct hbck_report;
+int master_hbck_report(master *m, char **tables, size_t ntables, int64_t stuck_ms, bool skip_fs,
+                       struct hbck_report *out, size_t *nregions);
 
 /* ---- master_ops.c: region servers and ZooKeeper ---- */
 /* Replaces the real calls by ops with ctx (NULL: the real ones again). Before

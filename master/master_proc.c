@@ -147,6 +147,13 @@ int master_proc_write(master *m, Strata__Master__Procedure *p, const char *step_
 {
     if (maybe_written)
         *maybe_written = false;
+    pthread_mutex_lock(&m->mu);
+    m_proc *bp = find_proc(m, p->id);
+    bool bypassed = bp && bp->bypassed;
+    pthread_mutex_unlock(&m->mu);
+    if (bypassed) /* hbck bypass: no further step is written, so none acts */
+        return st_error(ST_INVALID_ARGUMENT, "procedure %llu was bypassed (hbck)",
+                        (unsigned long long)p->id);
     p->has_updated_ms = 1;
     p->updated_ms = (uint64_t)clock_now_ms();
     size_t len = strata__master__procedure__get_packed_size(p);
@@ -215,6 +222,17 @@ void master_proc_end(master *m, uint64_t id, bool written, m_proc_state st, cons
         if (error)
             snprintf(p->error, sizeof(p->error), "%s", error);
         trim(m);
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+void master_proc_bypass(master *m, uint64_t id)
+{
+    pthread_mutex_lock(&m->mu);
+    m_proc *p = find_proc(m, id);
+    if (p) {
+        p->bypassed = true;
+        snprintf(p->error, sizeof(p->error), "bypassed (hbck)");
     }
     pthread_mutex_unlock(&m->mu);
 }

@@ -232,6 +232,33 @@ static int cmd_balancer(shell_session *s, const shell_value *args)
     return rc;
 }
 
+/* hbck ['TABLE'...]: the master's consistency report (docs/hbck.md), as `strata hbck`
+ * prints it (strata_admin_hbck: one formatter for both). */
+static int cmd_hbck(shell_session *s, const shell_value *args)
+{
+    const char *tables[64];
+    int rc = shell_nargs(args, 0, 64);
+    for (size_t i = 0; rc == ST_OK && i < args->n; i++) {
+        const shell_value *v = NULL;
+        rc = shell_str_arg(args, i, "Table name", &v);
+        if (rc == ST_OK)
+            tables[i] = v->s;
+    }
+    strata_admin_t *a = NULL;
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
+    if (rc != ST_OK)
+        return rc;
+    char *err = NULL;
+    size_t errors = 0;
+    char *text = strata_admin_hbck(a, tables, args->n, 0, &errors, &err);
+    rc = shell_failed(err);
+    if (rc == ST_OK)
+        fputs(text ? text : "", s->out);
+    strata_free(text);
+    return rc;
+}
+
 /* balance_switch true|false: HBase's "Previous balancer state : ..." line. */
 static int cmd_balance_switch(shell_session *s, const shell_value *args)
 {
@@ -393,6 +420,14 @@ const shell_command shell_cmds_procs[] = {
      "  strata> compaction_switch false\n"
      "  To enable compactions on specific region servers\n"
      "  strata> compaction_switch true, 'server2','server1'\n"},
+    {"hbck", "tools", cmd_hbck,
+     "Check the cluster's consistency (HBase's hbck): meta against the region servers,\n"
+     "ZooKeeper and the root directory. One line per finding, then 'Status: OK' or\n"
+     "'Status: INCONSISTENT'. Repairs are `strata hbck COMMAND` (docs/hbck.md).\n"
+     "Examples:\n"
+     "\n"
+     "  strata> hbck\n"
+     "  strata> hbck 't1', 'ns1:t2'\n"},
     {"balance_switch", "tools", cmd_balance_switch,
      "Enable/Disable balancer. Returns previous balancer state.\n"
      "Examples:\n"

@@ -50,4 +50,8 @@ int cluster_main(int argc, char **argv);
  * HBase-shell work-alike (tools/shell_main.c, shell/; docs/shell.md). */
 int shell_main(int argc, char **argv);
 
+/* strata hbck [--dir D | --zk.quorum Q] [--root PATH] [--json] [TABLE...] and HBCK2's
+ * repairs (tools/hbck.c; docs/hbck.md). Exit 0 consistent, 1 inconsistent, 2 not run. */
+int hbck_main(int argc, char **argv);
+
 #endif

@@ -360,6 +360,14 @@ strata_name_list_t *strata_admin_compaction_switch(strata_admin_t *a, unsigned c
 #define STRATA_BALANCE_FORCE 1u
 #define STRATA_BALANCE_DRY_RUN 2u
 char *strata_admin_balance(strata_admin_t *a, unsigned flags, unsigned char *ran, char **errptr);
+/* The consistency report of `strata hbck` (docs/hbck.md), made by the active master, of
+ * every table (n 0) or those named: a text (malloc'ed, free with strata_free) with one line
+ * per finding ("ERROR: NOT_DEPLOYED table=... region=..."), the counts and "Status: OK" or
+ * "Status: INCONSISTENT"; *errors gets the number of errors. stuck_ms: regions in
+ * transition, table states and procedures older than this are errors (0: 60000). NULL on
+ * failure. */
+char *strata_admin_hbck(strata_admin_t *a, const char *const *tables, size_t n,
+                        unsigned long long stuck_ms, size_t *errors, char **errptr);
 /* Runs the normalizer once over the tables with NORMALIZATION_ENABLED => true; returns
  * whether it ran (not while the NORMALIZER switch is off). */
 unsigned char strata_admin_normalize(strata_admin_t *a, char **errptr);

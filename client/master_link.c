@@ -7,8 +7,9 @@
  *   address (cached, else read <parent>/master; the session is opened or reopened here)
  *     -> RPC with the time left (capped by the attempt timeout)
  *     -> ok: done
- *     -> unreachable / not serving / no master: forget the cached address, pause, again
- *     -> busy / opening / one attempt timed out: pause, again at the same address
+ *     -> unreachable / not serving / no master / one attempt timed out: forget the cached
+ *        address (the next attempt reads the znode again), pause, again
+ *     -> busy / opening: pause, again at the same address
  *     -> anything else: the master's answer, final
  *   until the call's timeout is spent: the last failure, its message prefixed with the
  *   method and the attempts made.
@@ -60,10 +61,13 @@ static fail_kind classify(int rc)
     case ST_CLOSED:
     case ST_IO:
     case ST_NOT_SERVING:
+    /* A master cut off by the network neither answers nor closes: its calls time out
+     * while another master has taken over. Reading the znode again costs one ZooKeeper
+     * read and finds the same address when the master is only slow. */
+    case ST_TIMEOUT:
         return FAIL_REFRESH;
     case ST_SERVER_BUSY:
     case ST_REGION_OPENING:
-    case ST_TIMEOUT:
         return FAIL_SAME;
     default:
         return FAIL_FINAL;

@@ -4,7 +4,7 @@
 # (docs/deploy.md, "The compose topology without Docker").
 #
 #   sudo deploy/netns-cluster.sh [--strata BIN] [--compose FILE] [--timeout SECONDS] [--keep]
-#                                [--rs-bandwidth RATE]
+#                                [--rs-bandwidth RATE] [--partition-drill SECONDS]
 #
 # What it builds (SUF is unique to the run):
 #   - a bridge strbr0SUF with no address and no uplink, and one namespace strata-SUF-NAME
@@ -43,6 +43,17 @@
 # machine with that link would be: a token bucket (tc qdisc tbf, burst 32kbit, latency
 # 400ms) on both ends of its veth, so traffic to and from it is shaped; the check then
 # also finds the qdisc on each. The qdiscs go with the veths at the end.
+#
+# --partition-drill SECONDS (docs/reliability.md, "Network partitions"): before the
+# master failover check, `strata verify linkedlist generate` runs for SECONDS in the
+# client namespace beside `--monkey` with the kinds partition-rs-zk and partition-master
+# (docs/chaos.md), controlled through $TMP/control.sh: it cuts a region server off from
+# ZooKeeper (nft in its namespace drops ZooKeeper's address both ways; clients and the
+# masters still reach it), or the active master off from everyone, heals it once the
+# cluster recovered, and starts again what exited. Each region server cut off must have
+# acknowledged its last write before its regions reopened elsewhere, and exit after the
+# heal; the old master must not be active again. Then `verify --expected` must find every
+# node written. The report goes to the log; the drill fails the run if any check fails.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -51,12 +62,14 @@ STRATA=${STRATA_BIN:-$HERE/../build/strata}
 TIMEOUT_S=210
 KEEP=0
 RS_BANDWIDTH=""
+PARTITION_S=""
 T0=$SECONDS
 
 SUF="" BR="" NET="" TMP="" WATCHDOG=""
 NAMESPACES=()       # every namespace made, in creation order
 declare -A PID=()   # service -> pid of its process
 declare -A START=() # service -> $SECONDS at its start
+declare -A ADOPTED=() # service -> 1 when the drill started it again (not our child)
 QUORUM="" PARENT=""
 
 log() { printf 'netns [%3ds] %s\n' $((SECONDS - T0)) "$*"; }
@@ -75,7 +88,10 @@ parse_args() {
         [[ $2 =~ ^[0-9]+(\.[0-9]+)?([kmg]?(bit|bps))$ ]] ||
           usage_die "--rs-bandwidth '$2': want a rate such as 20mbit, 500kbit or 2mbps"
         RS_BANDWIDTH=$2; shift 2 ;;
-      -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
+      --partition-drill)
+        [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage_die "--partition-drill needs seconds (e.g. 120)"
+        PARTITION_S=$2; shift 2 ;;
+      -h|--help) sed -n '2,58p' "$0"; exit 0 ;;
       *) usage_die "unknown argument '$1' (--help)" ;;
     esac
   done
@@ -93,6 +109,8 @@ preflight() {
   [ -x "$STRATA" ] || usage_die "no strata binary at $STRATA (--strata or STRATA_BIN)"
   [ -z "$RS_BANDWIDTH" ] || command -v tc >/dev/null ||
     usage_die "--rs-bandwidth needs tc (Debian's iproute2)"
+  [ -z "$PARTITION_S" ] || command -v nft >/dev/null ||
+    usage_die "--partition-drill needs nft (Debian's nftables)"
   STRATA=$(cd "$(dirname "$STRATA")" && pwd)/$(basename "$STRATA")
 }
 
@@ -416,6 +434,7 @@ EOF
     </dev/null >>"$TMP/logs/$svc.log" 2>&1 &
   PID[$svc]=$!
   START[$svc]=$SECONDS
+  echo "${PID[$svc]}" >"$TMP/pids/$svc"
 }
 
 start_strata() {
@@ -426,6 +445,11 @@ start_strata() {
     </dev/null >>"$TMP/logs/$svc.log" 2>&1 &
   PID[$svc]=$!
   START[$svc]=$SECONDS
+  echo "${PID[$svc]}" >"$TMP/pids/$svc"
+  # The same start, for the drill's control script (write_control).
+  { printf 'exec ip netns exec %q env -i' "strata-$SUF-$svc"
+    printf ' %q' "${envs[@]}" "$STRATA" "${cmd[@]}"
+    printf '\n'; } >"$TMP/spec/$svc/launch"
 }
 
 zk_ruok() {  # zk_ruok FROM_NAMESPACE HOST
@@ -497,7 +521,9 @@ stop_group() {
       sleep 0.2
     done
     rc=0
-    wait "${PID[$svc]}" || rc=$?
+    # A process the drill's control script started again is not this shell's child: its
+    # exit status is not ours to read (its log has its end).
+    if [ -z "${ADOPTED[$svc]:-}" ]; then wait "${PID[$svc]}" || rc=$?; fi
     unset "PID[$svc]"
     [ "$rc" = 0 ] || bad+=" $svc:$rc"
   done
@@ -564,6 +590,114 @@ check_readyz() {  # check_readyz SERVICE...: from the client namespace, by name
   log "/readyz answers 200 from client for: $*"
 }
 
+# ---- the partition drill (--partition-drill) ---------------------------------------------
+
+# $TMP/control.sh: the control backend of `strata chaos` (docs/chaos.md) for the services
+# of this run: VERB ROLE NAME HOST PORT, HOST a service name.
+write_control() {
+  local zkip
+  zkip=$(awk -v h="${QUORUM%%:*}" '$2 == h {print $1}' "$TMP/hosts")
+  [ -n "$zkip" ] || die "no address for ZooKeeper host ${QUORUM%%:*}"
+  cat >"$TMP/control.sh" <<EOF
+#!/bin/bash
+# Written by deploy/netns-cluster.sh for strata chaos --control script:\$0.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+TMP=$(printf %q "$TMP"); SUF=$SUF; ZKIP=$zkip
+EOF
+  cat >>"$TMP/control.sh" <<'EOF'
+verb=$1; svc=$4; ns=strata-$SUF-$svc
+[ -f "$TMP/spec/$svc/command" ] || { echo "control: no service $svc" >&2; exit 3; }
+pid=$(cat "$TMP/pids/$svc" 2>/dev/null)
+alive() {
+  local st
+  [ -n "$pid" ] || return 1
+  st=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
+  [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+echo "control: $(date +%T.%3N) $*" >>"$TMP/logs/control.log"
+case $verb in
+  kill) kill -KILL "$pid" ;;
+  term) kill -TERM "$pid" ;;
+  stop) kill -STOP "$pid" ;;
+  cont) kill -CONT "$pid" ;;
+  alive) alive ;;
+  start)
+    if alive; then
+      kill -CONT "$pid" 2>/dev/null; kill -TERM "$pid"
+      for _ in $(seq 300); do alive || break; sleep 0.1; done
+      alive && kill -KILL "$pid"
+    fi
+    [ -f "$TMP/spec/$svc/launch" ] || { echo "control: $svc cannot be started again" >&2; exit 2; }
+    setsid bash "$TMP/spec/$svc/launch" </dev/null >>"$TMP/logs/$svc.log" 2>&1 &
+    echo $! >"$TMP/pids/$svc"
+    echo "$svc" >>"$TMP/adopted"
+    mapfile -t health <"$TMP/spec/$svc/health"
+    for _ in $(seq 600); do
+      if [ ${#health[@]} = 0 ] || ip netns exec "$ns" timeout 10 "${health[@]}" >/dev/null 2>&1; then
+        exit 0
+      fi
+      sleep 0.1
+    done
+    echo "control: $svc not healthy 60 s after its start" >&2; exit 1 ;;
+  cut-zk)
+    ip netns exec "$ns" nft -f - <<NFT
+table inet strata_chaos {
+  chain out { type filter hook output priority 0; ip daddr $ZKIP drop; }
+  chain in { type filter hook input priority 0; ip saddr $ZKIP drop; }
+}
+NFT
+    ;;
+  cut)
+    ip netns exec "$ns" nft -f - <<NFT
+table inet strata_chaos {
+  chain out { type filter hook output priority 0; oifname "eth0" drop; }
+  chain in { type filter hook input priority 0; iifname "eth0" drop; }
+}
+NFT
+    ;;
+  heal) ip netns exec "$ns" nft delete table inet strata_chaos ;;
+  *) exit 2 ;;
+esac
+EOF
+  chmod +x "$TMP/control.sh"
+}
+
+# 0 if $1 (JSON) has "key": value equal to $3 at the first "key" after the text $2.
+json_field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$@"; }
+
+partition_drill() {
+  write_control
+  local st out rc=0
+  st=$(env_of "${1}" STRATA_ZK_SESSION_TIMEOUT_MS)
+  log "partition drill: linkedlist generate for $PARTITION_S s beside partition-rs-zk and partition-master"
+  nsx client env -i "$(command -v timeout)" $((PARTITION_S + 300)) "$STRATA" verify linkedlist generate \
+    --zk.quorum "$QUORUM" --zk.parent "${PARENT:-/strata}" --loaders 2 --width 100 --wrap 10 \
+    --rate 400 --duration "$PARTITION_S" --monkey slowDeterministic \
+    --monkey-kinds partition-rs-zk,partition-master --monkey-period-ms 1000 \
+    --monkey-control "script:$TMP/control.sh" --monkey-session-timeout-ms "${st:-10000}" \
+    --json >"$TMP/drill.json" 2>>"$TMP/logs/drill.log" || rc=$?
+  cat "$TMP/logs/drill.log"
+  [ "$rc" = 0 ] || die "the partition drill's generate exited with $rc ($TMP/drill.json: $(head -c 2000 "$TMP/drill.json"))"
+  local expected
+  expected=$(json_field "$TMP/drill.json" 'd["expected"]')
+  json_field "$TMP/drill.json" '"\n".join("netns drill: #%d %s %s: recovered %.2f s, stalls %s s; %s" % (e["seq"], e["action"], e["target"], e["recovered_s"], "/".join("%.2f" % x for x in e["stalls_s"]), e["detail"]) for e in d["monkey"]["events"])'
+  [ "$(json_field "$TMP/drill.json" 'd["monkey"]["failed"]')" = 0 ] || die "a partition action failed"
+  for k in partition-rs-zk partition-master; do
+    [ "$(json_field "$TMP/drill.json" "d['monkey']['kinds'].get('$k', {}).get('n', 0)")" -ge 1 ] ||
+      die "the drill never ran $k"
+  done
+  out=$(nsx client env -i "$STRATA" verify linkedlist verify --zk.quorum "$QUORUM" \
+    --zk.parent "${PARENT:-/strata}" --expected "$expected") || die "verify after the drill: $out"
+  log "partition drill: verify found all $expected nodes (UNDEFINED=0, UNREFERENCED=0)"
+  # What the control script started again is not our child; its pid is in $TMP/pids.
+  local svc
+  if [ -f "$TMP/adopted" ]; then
+    while read -r svc; do
+      PID[$svc]=$(cat "$TMP/pids/$svc"); ADOPTED[$svc]=1
+    done < <(sort -u "$TMP/adopted")
+  fi
+}
+
 check_cluster() {
   local masters=() rss=() svc active other code hosts
   while read -r svc; do
@@ -590,8 +724,17 @@ check_cluster() {
   hosts=$(sh_region_hosts deploy_t)
   [ "$hosts" = "${rss[*]}" ] || die "the regions of deploy_t are on '$hosts', not on each of ${rss[*]}"
   log "shell: created deploy_t (4 regions on $hosts), put 4 rows, get and scan read them"
+  if [ -n "$PARTITION_S" ]; then
+    partition_drill "${rss[0]}"
+    wait_until 60 "status 'simple' showing 3 live servers after the drill" three_live
+    wait_until 30 "an active master after the drill" some_active
+    active=$(sh_active)
+    case "$active" in "${masters[0]}") other=${masters[1]} ;; "${masters[1]}") other=${masters[0]} ;;
+      *) die "active master '$active' is not a compose master" ;; esac
+    expect_rows deploy_t "apple f:q v1" "kiwi f:q v2" "pear f:q v3" "zebra f:q v4"
+  fi
 
-  [ "$(ip netns pids "strata-$SUF-$active")" = "${PID[$active]}" ] ||
+  [ "$(ip netns pids "strata-$SUF-$active")" = "${PID[$active]}" ] || [ -n "${ADOPTED[$active]:-}" ] ||
     die "the namespace of $active holds other processes than ${PID[$active]}"
   kill -KILL "${PID[$active]}"
   wait "${PID[$active]}" 2>/dev/null || true
@@ -621,7 +764,7 @@ main() {
   parse_args "$@"
   preflight
   TMP=$(mktemp -d /tmp/strata-netns.XXXXXX)
-  mkdir -p "$TMP/logs" "$TMP/volumes"
+  mkdir -p "$TMP/logs" "$TMP/volumes" "$TMP/pids"
   trap cleanup EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM

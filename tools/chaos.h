@@ -25,8 +25,11 @@
  *
  * Processes are controlled through a backend: "local" (the pids of a `strata cluster`
  * directory's state file), or "script:PATH" (a user's program run as
- * `PATH VERB ROLE NAME HOST PORT`, VERB one of kill stop cont term start alive), of which
- * deploy/chaos-docker.sh is the one for the compose deployment ("docker").
+ * `PATH VERB ROLE NAME HOST PORT`, VERB one of kill stop cont term start alive, and for
+ * the partitions cut-zk cut heal), of which deploy/chaos-docker.sh is the one for the
+ * compose deployment ("docker"); deploy/netns-cluster.sh writes one for its namespaces.
+ * A kind the backend cannot do (the local backend cuts no network) is left out of the
+ * run, and the first line says so.
  *
  * Thread-safety: a monkey is driven from one thread (start, stop, events, free); its own
  * thread is the only one that touches the cluster through it. Events are read after
@@ -59,6 +62,10 @@ typedef enum chaos_kind {
     CHAOS_KILL_DURING_COMPACT,   /* major-compact a region, kill -9 its server while it compacts */
     CHAOS_KILL_RS_THEN_MASTER,   /* kill -9 a region server, then the active master seconds later */
     CHAOS_KILL_ALL_RS,           /* kill -9 every region server at once */
+    CHAOS_PARTITION_RS_ZK,       /* cut a region server off from ZooKeeper (not from clients),
+                                  * heal once its regions reopened elsewhere */
+    CHAOS_PARTITION_MASTER,      /* cut the active master off from everyone, heal after a
+                                  * backup took over */
     CHAOS_KINDS
 } chaos_kind;
 

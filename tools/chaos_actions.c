@@ -9,13 +9,18 @@
  * runs its admin call on a helper thread (its own admin handle) so that the kill lands
  * while the call is under way.
  */
+#include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/net.h"
 #include "common/status.h"
 #include "tools/chaos_internal.h"
 
@@ -39,7 +44,9 @@ static const char *const kind_names[CHAOS_KINDS] = {"kill-rs",
                                                     "kill-during-flush",
                                                     "kill-during-compact",
                                                     "kill-rs-then-master",
-                                                    "kill-all-rs"};
+                                                    "kill-all-rs",
+                                                    "partition-rs-zk",
+                                                    "partition-master"};
 
 const char *chaos_kind_name(chaos_kind k)
 {
@@ -73,6 +80,10 @@ bool chaos_action_possible(chaos_monkey *m, chaos_kind kind)
         return nm >= 2;
     case CHAOS_RESTART_ZK:
         return count_role(m, CHAOS_ROLE_ZK) >= 1;
+    case CHAOS_PARTITION_RS_ZK:
+        return nrs >= 2 && chaos_backend_can_partition(m->b);
+    case CHAOS_PARTITION_MASTER:
+        return nm >= 2 && chaos_backend_can_partition(m->b);
     case CHAOS_MOVE:
     case CHAOS_KILL_MOVE_SOURCE:
     case CHAOS_KILL_MOVE_DEST:
@@ -217,11 +228,14 @@ static chaos_proc *active_master(chaos_monkey *m, char *name, size_t cap)
     chaos_proc *p = chaos_backend_active_master(m->b);
     if (p || !am)
         return p;
+    /* Masters of a compose deployment share a port: the host tells them apart. */
     const char *sep = strpbrk(am, ",:");
     int port = sep ? atoi(sep + 1) : -1;
+    size_t hl = sep ? (size_t)(sep - am) : 0;
     for (size_t i = 0; i < chaos_backend_count(m->b); i++) {
         chaos_proc *c = chaos_backend_proc(m->b, i);
-        if (c->role == CHAOS_ROLE_MASTER && c->port == port)
+        if (c->role == CHAOS_ROLE_MASTER && c->port == port && strlen(c->host) == hl &&
+            strncmp(c->host, am, hl) == 0)
             return c;
     }
     return NULL;
@@ -708,6 +722,167 @@ static void act_kill_all_rs(chaos_monkey *m, chaos_event *e)
         recover(m, e, ex, nex);
 }
 
+/* ---- partitions ---- */
+
+/* The value of an unlabelled sample in http://host:port/metrics, or -1. */
+static double metric_of(const char *host, int port, const char *name)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = 0;
+    if (port <= 0 || net_resolve(host, port, &ss, &len) != ST_OK)
+        return -1;
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct timeval tv = {3, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    char req[256];
+    int n = snprintf(req, sizeof(req), "GET /metrics HTTP/1.0\r\nHost: %s\r\n\r\n", host);
+    double v = -1;
+    if (connect(fd, (struct sockaddr *)&ss, len) == 0 && write(fd, req, (size_t)n) == n) {
+        size_t cap = 1 << 20, got = 0;
+        char *buf = malloc(cap + 1);
+        ssize_t r;
+        while (buf && got < cap && (r = read(fd, buf + got, cap - got)) > 0)
+            got += (size_t)r;
+        if (buf) {
+            buf[got] = '\0';
+            char pat[128];
+            snprintf(pat, sizeof(pat), "\n%s ", name);
+            const char *p = strstr(buf, pat);
+            if (p)
+                v = strtod(p + strlen(pat), NULL);
+        }
+        free(buf);
+    }
+    close(fd);
+    return v;
+}
+
+/* The http port the master's status gives the server instance, or 0. */
+static int http_port_of(const chaos_snapshot *s, const char *server)
+{
+    for (size_t i = 0; s->status && i < strata_cluster_status_live_server_count(s->status); i++) {
+        const strata_server_load_t *l = strata_cluster_status_live_server(s->status, i);
+        if (strcmp(strata_server_load_name(l), server) == 0)
+            return (int)strata_server_load_http_port(l);
+    }
+    return 0;
+}
+
+/* Refused by the backend: the action is skipped (nothing was done); true if it did not
+ * happen. */
+static bool net_refused(chaos_event *e, int rc, const char *verb)
+{
+    if (rc == ST_OK)
+        return false;
+    if (rc == ST_UNSUPPORTED) {
+        e->skipped = true;
+        e->t_start = 0;
+        snprintf(e->detail, sizeof(e->detail), "%.280s", st_errmsg());
+    } else {
+        chaos_fail(e, verb, st_errmsg());
+    }
+    return true;
+}
+
+/* Waits until p exited (true) or timeout_ms passed. */
+static bool wait_exit(chaos_monkey *m, chaos_proc *p, int timeout_ms)
+{
+    uint64_t deadline = clock_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
+    while (clock_mono_ns() < deadline) {
+        if (!chaos_backend_alive(m->b, p))
+            return true;
+        clock_sleep_ms(200);
+    }
+    return !chaos_backend_alive(m->b, p);
+}
+
+static void act_partition_rs(chaos_monkey *m, chaos_event *e)
+{
+    chaos_proc *p = chaos_pick_holder(m, e->server, sizeof(e->server));
+    if (!p) {
+        e->skipped = true;
+        snprintf(e->detail, sizeof(e->detail), "no running region server holds a region");
+        return;
+    }
+    int http = http_port_of(&m->snap, e->server);
+    size_t n = regions_on(&m->snap, e->server);
+    snprintf(e->target, sizeof(e->target), "%s", p->name);
+    e->kills = true;
+    e->t_start = clock_mono_ns();
+    if (net_refused(e, chaos_backend_net(m->b, p, "cut-zk"), "cut-zk"))
+        return;
+    recover(m, e, &e->server, 1);
+    int64_t reopened_ms = clock_now_ms();
+    /* The zombie: still reachable by clients, it must have stopped acknowledging writes
+     * before its regions reopened elsewhere, and acknowledge none afterwards. */
+    double last1 = e->t_recovered ? metric_of(p->host, http, "last_write_acknowledged_time") : -1;
+    chaos_sleep_ms(m, 2000);
+    double last2 = e->t_recovered ? metric_of(p->host, http, "last_write_acknowledged_time") : -1;
+    double last = last2 >= 0 ? last2 : last1;
+    if (e->t_recovered && last > (double)reopened_ms)
+        chaos_fail(e, "zombie", "it acknowledged a write after its regions reopened elsewhere");
+    int st = chaos_backend_session_timeout_ms(m->b);
+    if (chaos_backend_net(m->b, p, "heal") != ST_OK)
+        chaos_fail(e, "heal", st_errmsg());
+    if (!wait_exit(m, p, st + 10000))
+        chaos_fail(e, "zombie", "it still runs after the heal, with its session expired");
+    p->down = true;
+    if (e->failed)
+        return;
+    if (last < 0)
+        snprintf(e->detail, sizeof(e->detail),
+                 "%zu region(s); its last acknowledged write unknown (no metrics); exited after "
+                 "the heal",
+                 n);
+    else if (last == 0)
+        snprintf(e->detail, sizeof(e->detail),
+                 "%zu region(s); it never acknowledged a write; exited after the heal", n);
+    else
+        snprintf(e->detail, sizeof(e->detail),
+                 "%zu region(s); its last acknowledged write %.0f ms before they reopened "
+                 "elsewhere; exited after the heal",
+                 n, (double)reopened_ms - last);
+}
+
+static void act_partition_master(chaos_monkey *m, chaos_event *e)
+{
+    char old[CHAOS_SERVER_MAX];
+    chaos_proc *p = active_master(m, old, sizeof(old));
+    if (!p) {
+        chaos_fail(e, "partition-master", "no active master found");
+        return;
+    }
+    snprintf(e->target, sizeof(e->target), "%s", p->name);
+    snprintf(e->server, sizeof(e->server), "%s", old);
+    e->kills = true;
+    e->t_start = clock_mono_ns();
+    if (net_refused(e, chaos_backend_net(m->b, p, "cut"), "cut"))
+        return;
+    uint64_t when = 0;
+    if (!wait_new_master(m, old, deadline_of(m, e->t_start), &when))
+        chaos_fail(e, "recovery", "no other master became active in time");
+    else
+        recover(m, e, NULL, 0);
+    if (chaos_backend_net(m->b, p, "heal") != ST_OK)
+        chaos_fail(e, "heal", st_errmsg());
+    /* Healed, the old master finds its session gone: it exits (or waits as a backup);
+     * either way the new one stays the only active master. */
+    bool exited = wait_exit(m, p, chaos_backend_session_timeout_ms(m->b) + 10000);
+    chaos_take_snapshot(m);
+    const char *am =
+        m->snap.ok && m->snap.status ? strata_cluster_status_active_master(m->snap.status) : NULL;
+    if (!am || strcmp(am, old) == 0)
+        chaos_fail(e, "after the heal", "the old master is active again, or none is");
+    if (!e->failed)
+        snprintf(e->detail, sizeof(e->detail), "the old master %s after the heal",
+                 exited ? "exited" : "stayed, not active");
+    if (exited)
+        p->down = true;
+}
+
 /* ---- dispatch ---- */
 
 void chaos_action_run(chaos_monkey *m, chaos_kind kind, chaos_event *e)
@@ -769,6 +944,12 @@ void chaos_action_run(chaos_monkey *m, chaos_kind kind, chaos_event *e)
         break;
     case CHAOS_KILL_RS_THEN_MASTER:
         act_kill_rs_then_master(m, e);
+        break;
+    case CHAOS_PARTITION_RS_ZK:
+        act_partition_rs(m, e);
+        break;
+    case CHAOS_PARTITION_MASTER:
+        act_partition_master(m, e);
         break;
     default:
         act_kill_all_rs(m, e);

@@ -6,9 +6,9 @@
  *                if they are still this cluster's processes (cluster_alive), restarted
  *                with the same command line and ports (cluster_restart_proc).
  *   script:PATH  PATH VERB ROLE NAME HOST PORT, VERB one of kill stop cont term start
- *                alive, ROLE one of zk master regionserver; exit status 0 is success (for
- *                alive: it runs). The processes are those the cluster shows: the
- *                quorum's first host, the active and backup masters and the live region
+ *                alive cut-zk cut heal, ROLE one of zk master regionserver; exit status 0
+ *                is success (for alive: it runs), 2 a verb it does not do. The processes are those
+ * the cluster shows: the quorum's first host, the active and backup masters and the live region
  *                servers of the master's status, plus any the monkey took down.
  *   docker       script:deploy/chaos-docker.sh beside the binary's source tree, or the
  *                path in $STRATA_CHAOS_DOCKER.
@@ -343,6 +343,23 @@ int chaos_backend_start(chaos_backend *b, chaos_proc *p, int timeout_ms)
         p->paused = false;
     }
     return rc;
+}
+
+int chaos_backend_net(chaos_backend *b, chaos_proc *p, const char *verb)
+{
+    if (b->local)
+        return st_error(ST_UNSUPPORTED, "the local backend cannot cut a network");
+    int rc = script_run(b, verb, p);
+    if (rc == 2)
+        return st_error(ST_UNSUPPORTED, "%s does not do %s", b->script, verb);
+    if (rc != 0)
+        return st_error(ST_IO, "%s %s %s: the control script failed", b->script, verb, p->name);
+    return ST_OK;
+}
+
+bool chaos_backend_can_partition(const chaos_backend *b)
+{
+    return !b->local;
 }
 
 bool chaos_backend_alive(chaos_backend *b, chaos_proc *p)

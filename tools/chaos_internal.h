@@ -62,6 +62,12 @@ int chaos_backend_signal(chaos_backend *b, chaos_proc *p, int sig);
  * waits until it is ready. */
 int chaos_backend_start(chaos_backend *b, chaos_proc *p, int timeout_ms);
 bool chaos_backend_alive(chaos_backend *b, chaos_proc *p);
+/* The network verbs "cut-zk" (p reaches ZooKeeper no more, everything else still),
+ * "cut" (p reaches nobody) and "heal": ST_OK, ST_UNSUPPORTED (the local backend, or a
+ * script that exits 2 for the verb), or ST_IO. */
+int chaos_backend_net(chaos_backend *b, chaos_proc *p, const char *verb);
+/* Whether the backend can cut networks at all (a script may still refuse a verb). */
+bool chaos_backend_can_partition(const chaos_backend *b);
 
 /* One poll of the master. */
 typedef struct chaos_region {

@@ -33,7 +33,8 @@
     (K(CHAOS_KILL_RS) | K(CHAOS_KILL_MASTER) | K(CHAOS_RESTART_BACKUP_MASTER) |                    \
      K(CHAOS_PAUSE_RS) | K(CHAOS_ROLLING_RESTART) | K(CHAOS_KILL_MOVE_SOURCE) |                    \
      K(CHAOS_KILL_MOVE_DEST) | K(CHAOS_KILL_DURING_FLUSH) | K(CHAOS_KILL_DURING_COMPACT) |         \
-     K(CHAOS_KILL_RS_THEN_MASTER) | K(CHAOS_KILL_ALL_RS))
+     K(CHAOS_KILL_RS_THEN_MASTER) | K(CHAOS_KILL_ALL_RS) | K(CHAOS_PARTITION_RS_ZK) |              \
+     K(CHAOS_PARTITION_MASTER))
 #define NOKILL_KINDS                                                                               \
     (K(CHAOS_MOVE) | K(CHAOS_FLUSH) | K(CHAOS_COMPACT) | K(CHAOS_BALANCE) | K(CHAOS_SPLIT) |       \
      K(CHAOS_MERGE))
@@ -174,7 +175,8 @@ void chaos_opts_help(FILE *f, const char *p)
             "                      restart-backup-master, pause-rs, restart-zk, move, flush,\n"
             "                      compact, balance, split, merge, rolling-restart,\n"
             "                      kill-move-source, kill-move-dest, kill-during-flush,\n"
-            "                      kill-during-compact, kill-rs-then-master, kill-all-rs)\n"
+            "                      kill-during-compact, kill-rs-then-master, kill-all-rs,\n"
+            "                      partition-rs-zk, partition-master)\n"
             "  --%speriod-ms MS    between action starts (default the policy's)\n"
             "  --%sduration D      stop after D (90, 90s, 2m); --%sactions N  after N actions\n"
             "  --%sseed S          replay a run's choices (default from the clock, printed)\n"
@@ -300,6 +302,13 @@ static void *monkey_main(void *arg)
     chaos_monkey *m = arg;
     const chaos_policy *p = chaos_policy_find(m->o.policy);
     uint32_t mask = m->o.kinds ? m->o.kinds : p->kinds;
+    uint32_t nets = K(CHAOS_PARTITION_RS_ZK) | K(CHAOS_PARTITION_MASTER);
+    if ((mask & nets) && !chaos_backend_can_partition(m->b)) {
+        fprintf(m->o.log ? m->o.log : stderr,
+                "chaos: the local backend cuts no network: partition-rs-zk and "
+                "partition-master left out\n");
+        mask &= ~nets;
+    }
     int period = m->o.period_ms > 0 ? m->o.period_ms : p->period_ms;
     uint64_t end = m->o.duration_ms ? clock_mono_ns() + (uint64_t)m->o.duration_ms * 1000000ull : 0;
     chaos_kind order[CHAOS_KINDS];

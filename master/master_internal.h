@@ -575,6 +575,8 @@ void master_http_stop(master *m);
 int master_service_register(master *m);
 /* master_service_procs.c: SplitRegion, ListProcedures, SetSwitch, RunCatalogJanitor. */
 int master_service_register_procs(master *m);
+/* master_service_meta.c: ScanMeta (the catalog as rows, read-only). */
+int master_service_register_meta(master *m);
 
 /* ---- master_ops.c: region servers and ZooKeeper ---- */
 /* Replaces the real calls by ops with ctx (NULL: the real ones again). Before

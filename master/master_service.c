@@ -750,5 +750,6 @@ int master_service_register(master *m)
         if (rc != ST_OK)
             return rc;
     }
-    return master_service_register_procs(m);
+    int rc = master_service_register_procs(m);
+    return rc == ST_OK ? master_service_register_meta(m) : rc;
 }

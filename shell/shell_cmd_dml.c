@@ -846,6 +846,7 @@ const shell_command shell_cmds_dml[] = {
      "  strata> get 't1', 'r1', 'c1'\n"
      "  strata> get 't1', 'r1', 'c1', 'c2'\n"
      "  strata> get 't1', 'r1', ['c1', 'c2']\n"
+     "  strata> get 'strata:meta', 'default:t1'     (the catalog's table row)\n"
      "\n"
      "Values print through Bytes.toStringBinary: a byte outside printable ASCII\n"
      "(and a backslash) shows as \\xNN. MAXLENGTH => n cuts each cell's text.\n"},

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "client/admin_internal.h"
+#include "client/client_internal.h"
 #include "common/status.h"
 
 /* ---- states ---- */
@@ -112,6 +113,7 @@ struct strata_region {
     const Strata__Admin__RegionInfo *info; /* borrowed from the answer */
     char *server;                          /* NULL: not assigned */
     strata_region_state state;
+    bool offline, split;     /* from a meta row's info:regioninfo only */
     ProtobufCMessage *owned; /* a located region owns its answer; NULL inside a list */
 };
 
@@ -179,6 +181,39 @@ int admin_region_located(Strata__Master__LocateRegionResponse *resp, strata_regi
     r->owned = &resp->base;
     *out = r;
     return ST_OK;
+}
+
+strata_region_t *strata_region_from_meta(const char *value, size_t len, char **errptr)
+{
+    Strata__Master__MetaRegionInfo *mri = strata__master__meta_region_info__unpack(
+        NULL, len, (const uint8_t *)(value ? value : ""));
+    strata_region_t *r = mri ? calloc(1, sizeof(*r)) : NULL;
+    if (!mri) {
+        client_set_error_msg(errptr, "corruption: an info:regioninfo value of strata:meta that "
+                                     "does not decode");
+        return NULL;
+    }
+    if (!r) {
+        protobuf_c_message_free_unpacked(&mri->base, NULL);
+        client_set_error_msg(errptr, "out of memory: decoding an info:regioninfo value");
+        return NULL;
+    }
+    r->info = mri->region;
+    r->state = STRATA_REGION_OFFLINE;
+    r->offline = mri->has_offline && mri->offline;
+    r->split = mri->has_split && mri->split;
+    r->owned = &mri->base;
+    return r;
+}
+
+unsigned char strata_region_offline(const strata_region_t *r)
+{
+    return r->offline;
+}
+
+unsigned char strata_region_split(const strata_region_t *r)
+{
+    return r->split;
 }
 
 size_t strata_region_list_count(const strata_region_list_t *l)

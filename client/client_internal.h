@@ -129,6 +129,15 @@ struct strata_get {
     read_spec spec;
 };
 
+/* A scan's options (scan.c; also read by admin_meta.c for the catalog's scans). */
+struct strata_scan {
+    buf_t start, stop;
+    read_spec spec;
+    bool reversed, raw;
+    uint32_t caching, batch;
+    uint64_t limit;
+};
+
 strata_mutation_t *mutation_new(mut_kind kind, const void *row, size_t row_len);
 /* Adds one cell; value may be NULL for deletes. */
 void mutation_add(strata_mutation_t *m, const void *fam, size_t fam_len, const void *qual,

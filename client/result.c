@@ -14,6 +14,7 @@ typedef struct res_cell {
     const uint8_t *row, *fam, *qual, *val;
     size_t row_len, fam_len, qual_len, val_len;
     int64_t ts;
+    uint8_t type;
 } res_cell;
 
 struct strata_result {
@@ -68,6 +69,7 @@ strata_result_t *result_from_pb(const Strata__Client__Result *r, const void *row
         d->qual = put(&p, c->qualifier.data, d->qual_len = c->qualifier.len);
         d->val = put(&p, c->value.data, d->val_len = c->value.len);
         d->ts = c->timestamp;
+        d->type = c->has_type ? (uint8_t)c->type : STRATA_CELL_PUT;
     }
     if (n) {
         res->row = res->cells[0].row;
@@ -137,6 +139,28 @@ int64_t strata_result_cell_timestamp(const strata_result_t *r, size_t i)
     return i < r->n ? r->cells[i].ts : 0;
 }
 
+strata_cell_type strata_result_cell_type(const strata_result_t *r, size_t i)
+{
+    return i < r->n ? (strata_cell_type)r->cells[i].type : STRATA_CELL_PUT;
+}
+
+const char *strata_cell_type_name(strata_cell_type type)
+{
+    switch (type) {
+    case STRATA_CELL_PUT:
+        return "Put";
+    case STRATA_CELL_DELETE:
+        return "Delete";
+    case STRATA_CELL_DELETE_FAMILY_VERSION:
+        return "DeleteFamilyVersion";
+    case STRATA_CELL_DELETE_COLUMN:
+        return "DeleteColumn";
+    case STRATA_CELL_DELETE_FAMILY:
+        return "DeleteFamily";
+    }
+    return "Unknown";
+}
+
 static bool bytes_eq(const uint8_t *a, size_t al, const char *b, size_t bl)
 {
     return al == bl && (al == 0 || memcmp(a, b, al) == 0);
@@ -148,7 +172,7 @@ const char *strata_result_value(const strata_result_t *r, const char *family, si
     const res_cell *best = NULL;
     for (size_t i = 0; i < r->n; i++) {
         const res_cell *c = &r->cells[i];
-        if (bytes_eq(c->fam, c->fam_len, family, family_len) &&
+        if (c->type == STRATA_CELL_PUT && bytes_eq(c->fam, c->fam_len, family, family_len) &&
             bytes_eq(c->qual, c->qual_len, qualifier, qualifier_len) && (!best || c->ts > best->ts))
             best = c;
     }

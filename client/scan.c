@@ -37,14 +37,6 @@
 #include "common/rpc/rpc_proto.h"
 #include "common/status.h"
 
-struct strata_scan {
-    buf_t start, stop;
-    read_spec spec;
-    bool reversed;
-    uint32_t caching, batch;
-    uint64_t limit;
-};
-
 struct strata_scanner {
     strata_client_t *c;
     char *table;
@@ -104,6 +96,11 @@ void strata_scan_add_column(strata_scan_t *s, const char *family, size_t family_
 void strata_scan_set_reversed(strata_scan_t *s, unsigned char reversed)
 {
     s->reversed = reversed != 0;
+}
+
+void strata_scan_set_raw(strata_scan_t *s, unsigned char raw)
+{
+    s->raw = raw != 0;
 }
 
 void strata_scan_set_caching(strata_scan_t *s, uint32_t rows)
@@ -342,6 +339,8 @@ static int open_region(strata_scanner_t *sc, int timeout_ms)
                            &scan.max_versions, &scan.time_range, &scan.filter)) != ST_OK)
         return rc;
     clamp_scan(sc, &scan);
+    scan.has_raw = sc->opt.raw;
+    scan.raw = sc->opt.raw;
     scan.has_batch = sc->opt.batch > 0;
     scan.batch = sc->opt.batch;
     scan.has_limit = sc->opt.limit > 0;

@@ -588,6 +588,8 @@ int master_service_register_hbck(master *m);
 struct hbck_report;
 int master_hbck_report(master *m, char **tables, size_t ntables, int64_t stuck_ms, bool skip_fs,
                        struct hbck_report *out, size_t *nregions);
+/* master_service_meta.c: ScanMeta (the catalog as rows, read-only). */
+int master_service_register_meta(master *m);
 
 /* ---- master_ops.c: region servers and ZooKeeper ---- */
 /* Replaces the real calls by ops with ctx (NULL: the real ones again). Before

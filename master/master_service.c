@@ -751,5 +751,7 @@ int master_service_register(master *m)
             return rc;
     }
     int rc = master_service_register_procs(m);
-    return rc == ST_OK ? master_service_register_hbck(m) : rc;
+    if (rc == ST_OK)
+        rc = master_service_register_hbck(m);
+    return rc == ST_OK ? master_service_register_meta(m) : rc;
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "regionserver/storage/engine.h"
+#include "regionserver/storage/scanner.h"
 
 #define META_TABLE_NAME "strata:meta"
 #define META_ENCODED_NAME "1588230740"
@@ -171,6 +172,15 @@ int meta_namespace_exists(meta *m, const char *ns); /* ST_OK or ST_NOT_FOUND */
 /* Sorted names (free with meta_names_free). */
 int meta_list_namespaces(meta *m, char ***out, size_t *n);
 void meta_names_free(char **v, size_t n);
+
+/* ---- reading meta as rows (MasterService.ScanMeta; docs/formats/meta.md) ---- */
+/* Called for each row read; ST_OK goes on, any other status stops the read and is
+ * returned. row is valid for the call only. */
+typedef int (*meta_row_fn)(const scan_result *row, void *arg);
+/* Runs spec (any user scan: bounds, columns, versions, time range, raw, reversed, limit,
+ * a filter borrowed for the call) over the meta region as stored, calling fn for each
+ * row that has cells. Takes no meta lock: the read is one region scanner's snapshot. */
+int meta_scan_rows(meta *m, const scan_spec *spec, meta_row_fn fn, void *arg);
 
 /* ---- split points (create table with NUMREGIONS) ---- */
 /* n - 1 split keys dividing the key space into n regions: "HexStringSplit" (8-digit

@@ -230,8 +230,24 @@ int meta_scan(meta *m, const uint8_t *start, size_t start_len, const uint8_t *st
         spec.columns = &col;
         spec.ncolumns = 1;
     }
+    return meta_scan_rows(m, &spec, fn, arg);
+}
+
+int meta_scan_rows(meta *m, const scan_spec *spec, meta_row_fn fn, void *arg)
+{
+    const table_schema *schema = region_get_schema(m->reg);
+    for (size_t i = 0; i < spec->ncolumns; i++)
+        if (table_schema_find_family(schema, spec->columns[i].family,
+                                     spec->columns[i].family_len) < 0)
+            return st_error(ST_UNKNOWN_FAMILY,
+                            "%s: unknown column family '%.*s' (its families: %s, %s, %s, %s)",
+                            META_TABLE_NAME, (int)spec->columns[i].family_len,
+                            (const char *)spec->columns[i].family, META_FAM_INFO, META_FAM_TABLE,
+                            META_FAM_NS, META_FAM_PROC);
     region_scanner *s = NULL;
-    int rc = region_scanner_open(m->reg, &spec, &s);
+    scan_spec sp = *spec;
+    sp.mode = SCAN_MODE_USER;
+    int rc = region_scanner_open(m->reg, &sp, &s);
     if (rc != ST_OK)
         return rc;
     scan_result res;

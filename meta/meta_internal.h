@@ -103,7 +103,6 @@ int meta_batch_region(meta_batch *b, const meta_region *r);
 /* Calls fn for each row in [start, stop) holding cells of family fam (NULL: any),
  * in row order. fn returns ST_OK to go on, or a status that stops the scan and is
  * returned. */
-typedef int (*meta_row_fn)(const scan_result *row, void *arg);
 int meta_scan(meta *m, const uint8_t *start, size_t start_len, const uint8_t *stop, size_t stop_len,
               const char *fam, meta_row_fn fn, void *arg);
 /* Reads one row's cells of family fam into out (ncells 0 if absent). */

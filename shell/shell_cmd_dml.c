@@ -2,7 +2,10 @@
  * shell_cmd_dml.c - data commands: put, get, scan, count, delete, deleteall, incr,
  * get_counter, append. Arguments as HBase's shell takes them (table.rb); cells print as
  * "column=cf:q, timestamp=T, value=V" (scan) or "cf:q  timestamp=T, value=V" (get), every
- * byte string through Bytes.toStringBinary. Counters are 8-byte big-endian.
+ * byte string through Bytes.toStringBinary, delete markers of a raw scan as
+ * "type=DeleteColumn" (shell_cells.c). Counters are 8-byte big-endian. scan, get and count
+ * of strata:meta read the catalog through the master (strata_admin_scan_meta); writes to
+ * it are refused before they get here (shell_commands.c).
  *
  * Thread-safety: a session belongs to one thread.
  */
@@ -72,20 +75,24 @@ static void column_text(const strata_result_t *r, size_t i, buf_t *b)
     shell_escape_binary(b, q, ql);
 }
 
-static void cell_text(const strata_result_t *r, size_t i, int64_t maxlength, buf_t *b)
+static void cell_text(const strata_result_t *r, size_t i, bool meta, int64_t maxlength, buf_t *b)
 {
-    char ts[48];
-    size_t vl;
+    size_t vl, fl, ql;
     const char *v = strata_result_cell_value(r, i, &vl);
-    size_t start = b->len;
-    snprintf(ts, sizeof(ts),
-             "timestamp=%lld, value=", (long long)strata_result_cell_timestamp(r, i));
-    buf_append(b, ts, strlen(ts));
-    shell_escape_binary(b, v, vl);
-    if (maxlength >= 0 && b->len - start > (size_t)maxlength) {
-        b->len = start + (size_t)maxlength;
-        b->data[b->len] = '\0';
+    int64_t ts = strata_result_cell_timestamp(r, i);
+    strata_cell_type type = strata_result_cell_type(r, i);
+    if (!meta) {
+        shell_cell_text(b, ts, type, v, vl, maxlength);
+        return;
     }
+    const char *f = strata_result_cell_family(r, i, &fl);
+    const char *q = strata_result_cell_qualifier(r, i, &ql);
+    shell_meta_cell_text(b, f, fl, q, ql, ts, type, v, vl, maxlength);
+}
+
+static bool is_meta(const char *table)
+{
+    return strcmp(table, SHELL_META_TABLE) == 0;
 }
 
 /* ---- put ---- */
@@ -196,7 +203,8 @@ static int versions_maxlength(const shell_value *h, int64_t *versions, int64_t *
 static const char *const GET_KEYS[] = {"COLUMN",    "COLUMNS", "VERSIONS",  "TIMERANGE",
                                        "TIMESTAMP", "FILTER",  "MAXLENGTH", NULL};
 
-static int get_options(strata_get_t *g, const shell_value *h, int64_t *maxlen)
+/* get's options into g, or (the catalog's get) into the one-row scan sc. */
+static int get_options(strata_get_t *g, strata_scan_t *sc, const shell_value *h, int64_t *maxlen)
 {
     const shell_value *cols = shell_hash_get(h, "COLUMNS"), *f = shell_hash_get(h, "FILTER");
     int64_t from = 0, to = 0, versions = 1;
@@ -205,7 +213,7 @@ static int get_options(strata_get_t *g, const shell_value *h, int64_t *maxlen)
     if (!cols)
         cols = shell_hash_get(h, "COLUMN");
     if (rc == ST_OK && cols)
-        rc = add_columns(g, NULL, cols);
+        rc = add_columns(g, sc, cols);
     if (rc == ST_OK)
         rc = versions_maxlength(h, &versions, maxlen);
     if (rc == ST_OK)
@@ -214,28 +222,83 @@ static int get_options(strata_get_t *g, const shell_value *h, int64_t *maxlen)
         rc = st_error(ST_INVALID_ARGUMENT, "FILTER must be a filter-language String");
     if (rc != ST_OK)
         return rc;
-    strata_get_set_max_versions(g, (uint32_t)versions);
-    if (range)
-        strata_get_set_time_range(g, from, to);
-    if (f)
-        strata_get_set_filter(g, f->s);
+    if (g) {
+        strata_get_set_max_versions(g, (uint32_t)versions);
+        if (range)
+            strata_get_set_time_range(g, from, to);
+        if (f)
+            strata_get_set_filter(g, f->s);
+    } else {
+        strata_scan_set_max_versions(sc, (uint32_t)versions);
+        if (range)
+            strata_scan_set_time_range(sc, from, to);
+        if (f)
+            strata_scan_set_filter(sc, f->s);
+    }
     return ST_OK;
 }
 
-static void print_get(shell_session *s, const strata_result_t *r, int64_t maxlen)
+static void print_get(shell_session *s, const strata_result_t *r, bool meta, int64_t maxlen)
 {
     buf_t col = {0}, cell = {0};
-    size_t n = strata_result_cell_count(r);
+    size_t n = r ? strata_result_cell_count(r) : 0;
     shell_header(s, "COLUMN", "CELL");
     for (size_t i = 0; i < n; i++) {
         column_text(r, i, &col);
         buf_reset(&cell);
-        cell_text(r, i, maxlen, &cell);
+        cell_text(r, i, meta, maxlen, &cell);
         shell_row2(s, (char *)col.data, (char *)cell.data);
     }
     shell_footer(s, n ? 1 : 0);
     buf_free(&col);
     buf_free(&cell);
+}
+
+/* Columns and options of get (args 2...) into g or sc. */
+static int get_args(const shell_value *args, strata_get_t *g, strata_scan_t *sc, int64_t *maxlen)
+{
+    int rc = ST_OK;
+    if (args->n > 2 && args->items[2].kind == SHELL_V_HASH)
+        return args->n == 3 ? get_options(g, sc, &args->items[2], maxlen)
+                            : st_error(ST_INVALID_ARGUMENT, "nothing may follow get's options");
+    for (size_t i = 2; rc == ST_OK && i < args->n; i++)
+        rc = add_columns(g, sc, &args->items[i]);
+    return rc;
+}
+
+/* The catalog's rows selected by sc (strata_admin_scan_meta); *out the caller's. */
+static int meta_rows(shell_session *s, const strata_scan_t *sc, strata_meta_rows_t **out)
+{
+    strata_admin_t *a = NULL;
+    char *err = NULL;
+    int rc = shell_admin(s, &a);
+    if (rc == ST_OK && !(*out = strata_admin_scan_meta(a, sc, &err)))
+        rc = shell_data_error(s, SHELL_META_TABLE, err);
+    return rc;
+}
+
+/* get 'strata:meta', ROW: a scan of that one row. */
+static int get_meta(shell_session *s, const shell_value *args, const target *t)
+{
+    strata_scan_t *sc = strata_scan_create();
+    strata_meta_rows_t *rows = NULL;
+    buf_t stop = {0};
+    int64_t maxlen = -1;
+    int rc = sc ? get_args(args, NULL, sc, &maxlen) : st_error(ST_NOMEM, "out of memory");
+    if (rc == ST_OK) {
+        buf_append(&stop, t->row.data, t->row.len);
+        buf_append_u8(&stop, 0);
+        strata_scan_set_start(sc, (char *)t->row.data, t->row.len);
+        strata_scan_set_stop(sc, (char *)stop.data, stop.len);
+        strata_scan_set_limit(sc, 1);
+        rc = meta_rows(s, sc, &rows);
+    }
+    if (rc == ST_OK)
+        print_get(s, strata_meta_rows_get(rows, 0), true, maxlen);
+    strata_meta_rows_destroy(rows);
+    strata_scan_destroy(sc);
+    buf_free(&stop);
+    return rc;
 }
 
 static int cmd_get(shell_session *s, const shell_value *args)
@@ -249,20 +312,21 @@ static int cmd_get(shell_session *s, const shell_value *args)
     int rc = shell_nargs(args, 2, -1);
     if (rc == ST_OK)
         rc = target_args(args, false, &t);
+    if (rc == ST_OK && is_meta(t.table->s)) {
+        rc = get_meta(s, args, &t);
+        target_free(&t);
+        return rc;
+    }
     if (rc == ST_OK && !(g = strata_get_create((char *)t.row.data, t.row.len)))
         rc = st_error(ST_NOMEM, "out of memory");
-    if (rc == ST_OK && args->n > 2 && args->items[2].kind == SHELL_V_HASH)
-        rc = args->n == 3 ? get_options(g, &args->items[2], &maxlen)
-                          : st_error(ST_INVALID_ARGUMENT, "nothing may follow get's options");
-    else
-        for (size_t i = 2; rc == ST_OK && i < args->n; i++)
-            rc = add_columns(g, NULL, &args->items[i]);
+    if (rc == ST_OK)
+        rc = get_args(args, g, NULL, &maxlen);
     if (rc == ST_OK)
         rc = shell_table(s, t.table->s, &tb);
     if (rc == ST_OK && !(r = strata_table_get(tb, g, &err)))
         rc = shell_data_error(s, t.table->s, err);
     if (rc == ST_OK)
-        print_get(s, r, maxlen);
+        print_get(s, r, false, maxlen);
     strata_result_destroy(r);
     strata_get_destroy(g);
     strata_table_close(tb);
@@ -275,7 +339,8 @@ static int cmd_get(shell_session *s, const shell_value *args)
 static const char *const SCAN_KEYS[] = {
     "STARTROW", "STOPROW",  "ROWPREFIXFILTER", "COLUMNS",      "COLUMN",
     "LIMIT",    "VERSIONS", "TIMERANGE",       "TIMESTAMP",    "REVERSED",
-    "FILTER",   "CACHE",    "MAXLENGTH",       "CACHE_BLOCKS", NULL};
+    "FILTER",   "CACHE",    "MAXLENGTH",       "CACHE_BLOCKS", "RAW",
+    NULL};
 
 static int row_option(strata_scan_t *sc, const shell_value *h, const char *key, bool start)
 {
@@ -336,9 +401,9 @@ static int scan_numbers(strata_scan_t *sc, const shell_value *h, int64_t *limit,
 static int scan_options(strata_scan_t *sc, const shell_value *h, int64_t *limit, int64_t *maxlen)
 {
     const shell_value *cols = shell_hash_get(h, "COLUMNS"), *f = shell_hash_get(h, "FILTER");
-    const shell_value *rev = shell_hash_get(h, "REVERSED");
+    const shell_value *rev = shell_hash_get(h, "REVERSED"), *raw = shell_hash_get(h, "RAW");
     int64_t from = 0, to = 0;
-    bool range, reversed = false;
+    bool range, reversed = false, is_raw = false;
     int rc = h->kind == SHELL_V_HASH ? shell_check_keys(h, SCAN_KEYS, "scan")
                                      : st_error(ST_INVALID_ARGUMENT, "Arguments should be a Hash");
     if (!cols)
@@ -357,6 +422,8 @@ static int scan_options(strata_scan_t *sc, const shell_value *h, int64_t *limit,
         rc = time_range(h, &from, &to, &range);
     if (rc == ST_OK && rev)
         rc = shell_bool_value(rev, "REVERSED", &reversed);
+    if (rc == ST_OK && raw)
+        rc = shell_bool_value(raw, "RAW", &is_raw);
     if (rc == ST_OK && f && f->kind != SHELL_V_STR)
         rc = st_error(ST_INVALID_ARGUMENT, "FILTER must be a filter-language String");
     if (rc != ST_OK)
@@ -364,13 +431,14 @@ static int scan_options(strata_scan_t *sc, const shell_value *h, int64_t *limit,
     if (range)
         strata_scan_set_time_range(sc, from, to);
     strata_scan_set_reversed(sc, reversed);
+    strata_scan_set_raw(sc, is_raw);
     if (f)
         strata_scan_set_filter(sc, f->s);
     return ST_OK;
 }
 
-static void print_row(shell_session *s, const strata_result_t *r, int64_t maxlen, buf_t *key,
-                      buf_t *col, buf_t *cell)
+static void print_row(shell_session *s, const strata_result_t *r, bool meta, int64_t maxlen,
+                      buf_t *key, buf_t *col, buf_t *cell)
 {
     size_t rl;
     const char *row = strata_result_row(r, &rl);
@@ -382,22 +450,54 @@ static void print_row(shell_session *s, const strata_result_t *r, int64_t maxlen
         buf_append(cell, "column=", 7);
         buf_append(cell, col->data, col->len);
         buf_append(cell, ", ", 2);
-        cell_text(r, i, maxlen, cell);
+        cell_text(r, i, meta, maxlen, cell);
         shell_row2(s, (char *)key->data, (char *)cell->data);
     }
 }
 
-/* Runs sc over table, printing every row unless quiet; *rows counts them. For count,
- * interval > 0 prints progress every interval rows. */
-static int run_scan(shell_session *s, const char *table, const strata_scan_t *sc, bool quiet,
-                    int64_t interval, int64_t maxlen, long *rows)
+/* How run_scan prints what it reads: every row unless quiet; for count (quiet),
+ * progress every interval rows (> 0). */
+typedef struct scan_out {
+    bool quiet, meta;
+    int64_t interval, maxlen;
+    long *rows;
+    buf_t key, col, cell;
+} scan_out;
+
+static void scan_print(shell_session *s, scan_out *o, const strata_result_t *r)
+{
+    (*o->rows)++;
+    if (!o->quiet)
+        print_row(s, r, o->meta, o->maxlen, &o->key, &o->col, &o->cell);
+    if (o->quiet && o->interval > 0 && *o->rows % o->interval == 0) {
+        size_t rl;
+        const char *row = strata_result_row(r, &rl);
+        buf_reset(&o->key);
+        shell_escape_binary(&o->key, row, rl);
+        fprintf(s->out, "Current count: %ld, row: %s\n", *o->rows, (char *)o->key.data);
+    }
+}
+
+/* The catalog's scan: every selected row from the master, then printed. */
+static int scan_meta(shell_session *s, const strata_scan_t *sc, scan_out *o)
+{
+    strata_meta_rows_t *l = NULL;
+    int rc = meta_rows(s, sc, &l);
+    if (rc == ST_OK && !o->quiet)
+        shell_header(s, "ROW", "COLUMN+CELL");
+    for (size_t i = 0; rc == ST_OK && i < strata_meta_rows_count(l); i++)
+        scan_print(s, o, strata_meta_rows_get(l, i));
+    strata_meta_rows_destroy(l);
+    return rc;
+}
+
+static int scan_table(shell_session *s, const char *table, const strata_scan_t *sc, scan_out *o)
 {
     strata_table_t *tb = NULL;
     strata_scanner_t *it = NULL;
-    buf_t key = {0}, col = {0}, cell = {0};
     char *err = NULL;
     int rc = shell_table(s, table, &tb);
-    if (rc == ST_OK && !quiet)
+    if (rc == ST_OK && !o->quiet)
         shell_header(s, "ROW", "COLUMN+CELL");
     if (rc == ST_OK && !(it = strata_table_scan(tb, sc, &err)))
         rc = shell_data_error(s, table, err);
@@ -407,25 +507,27 @@ static int run_scan(shell_session *s, const char *table, const strata_scan_t *sc
             rc = err ? shell_data_error(s, table, err) : ST_OK;
             break;
         }
-        (*rows)++;
-        if (!quiet)
-            print_row(s, r, maxlen, &key, &col, &cell);
-        if (quiet && interval > 0 && *rows % interval == 0) {
-            size_t rl;
-            const char *row = strata_result_row(r, &rl);
-            buf_reset(&key);
-            shell_escape_binary(&key, row, rl);
-            fprintf(s->out, "Current count: %ld, row: %s\n", *rows, (char *)key.data);
-        }
+        scan_print(s, o, r);
         strata_result_destroy(r);
         if (shell_interrupted)
-            rc = st_error(ST_CLOSED, "interrupted after %ld row(s)", *rows);
+            rc = st_error(ST_CLOSED, "interrupted after %ld row(s)", *o->rows);
     }
     strata_scanner_close(it);
     strata_table_close(tb);
-    buf_free(&key);
-    buf_free(&col);
-    buf_free(&cell);
+    return rc;
+}
+
+/* Runs sc over table (or the catalog), printing every row unless quiet; *rows counts
+ * them. For count, interval > 0 prints progress every interval rows. */
+static int run_scan(shell_session *s, const char *table, const strata_scan_t *sc, bool quiet,
+                    int64_t interval, int64_t maxlen, long *rows)
+{
+    scan_out o = {.quiet = quiet, .meta = is_meta(table), .interval = interval,
+                  .maxlen = maxlen, .rows = rows};
+    int rc = o.meta ? scan_meta(s, sc, &o) : scan_table(s, table, sc, &o);
+    buf_free(&o.key);
+    buf_free(&o.col);
+    buf_free(&o.cell);
     return rc;
 }
 
@@ -744,6 +846,7 @@ const shell_command shell_cmds_dml[] = {
      "  strata> get 't1', 'r1', 'c1'\n"
      "  strata> get 't1', 'r1', 'c1', 'c2'\n"
      "  strata> get 't1', 'r1', ['c1', 'c2']\n"
+     "  strata> get 'strata:meta', 'default:t1'     (the catalog's table row)\n"
      "\n"
      "Values print through Bytes.toStringBinary: a byte outside printable ASCII\n"
      "(and a backslash) shows as \\xNN. MAXLENGTH => n cuts each cell's text.\n"},
@@ -776,7 +879,11 @@ const shell_command shell_cmds_dml[] = {
      "Scan a table; pass table name and optionally a dictionary of scanner\n"
      "specifications. Scanner specifications may include one or more of:\n"
      "TIMERANGE, FILTER, LIMIT, STARTROW, STOPROW, ROWPREFIXFILTER, TIMESTAMP,\n"
-     "MAXLENGTH, COLUMNS, CACHE, REVERSED or VERSIONS.\n"
+     "MAXLENGTH, COLUMNS, CACHE, REVERSED, RAW or VERSIONS.\n"
+     "\n"
+     "RAW => true also returns the delete markers (type=Delete, DeleteColumn,\n"
+     "DeleteFamily, DeleteFamilyVersion) and the versions they mask, up to VERSIONS.\n"
+     "'strata:meta' scans the catalog (read-only), its info:regioninfo decoded.\n"
      "\n"
      "If no columns are specified, all columns will be scanned.\n"
      "To scan all members of a column family, leave the qualifier empty as in\n"
@@ -796,6 +903,8 @@ const shell_command shell_cmds_dml[] = {
      "  strata> scan 't1', {COLUMNS => ['c1', 'c2'], LIMIT => 10, STARTROW => 'xyz'}\n"
      "  strata> scan 't1', {COLUMNS => 'c1', TIMERANGE => [1303668804000, 1303668904000]}\n"
      "  strata> scan 't1', {REVERSED => true}\n"
+     "  strata> scan 't1', {RAW => true, VERSIONS => 10}\n"
+     "  strata> scan 'strata:meta', {STARTROW => 'default:t1,', LIMIT => 10}\n"
      "  strata> scan 't1', {ROWPREFIXFILTER => 'row2', FILTER => \"\n"
      "    (QualifierFilter (>=, 'binary:xyz')) AND (TimestampsFilter ( 123, 456))\"}\n"
      "  strata> scan 't1', {FILTER => \"PrefixFilter('u1') AND ValueFilter(=, 'binary:x')\"}\n"},

@@ -1,7 +1,7 @@
 /*
  * shell_cmd_regions.c - region tools: flush, compact, major_compact (a table or a region),
- * move, assign, unassign, and the region listings list_regions and locate_region in
- * HBase's layout.
+ * move, assign, unassign, and the region listings list_regions, locate_region and
+ * get_splits in HBase's layout.
  *
  * A region may be named by its encoded name or its full name
  * ("<table>,<start key>,<region id>.<encoded>.").
@@ -170,6 +170,8 @@ static const int COL_WIDTH[NCOLS] = {12, 12, 10, 10, 5, 5, 10};
 
 typedef struct region_table {
     bool on[NCOLS];
+    int order[NCOLS]; /* the columns printed, in the order asked (HBase's hash order) */
+    int norder;
     int width[NCOLS];
     char **cells; /* nrows x NCOLS */
     size_t nrows;
@@ -177,9 +179,12 @@ typedef struct region_table {
 
 static int pick_columns(region_table *t, const shell_value *cols)
 {
+    t->norder = 0;
     for (int c = 0; c < NCOLS; c++) {
         t->on[c] = cols == NULL;
         t->width[c] = COL_WIDTH[c];
+        if (!cols)
+            t->order[t->norder++] = c;
     }
     if (!cols)
         return ST_OK;
@@ -197,6 +202,8 @@ static int pick_columns(region_table *t, const shell_value *cols)
                             "%s is not a valid column. Possible values are SERVER_NAME, "
                             "REGION_NAME, START_KEY, END_KEY, SIZE, REQ, LOCALITY.",
                             cols->items[i].kind == SHELL_V_STR ? cols->items[i].s : "?");
+        if (!t->on[found])
+            t->order[t->norder++] = found;
         t->on[found] = true;
     }
     return ST_OK;
@@ -233,15 +240,18 @@ static int add_row(region_table *t, const strata_region_t *l, const strata_regio
     row[C_START] = shell_binary(key, len);
     key = strata_region_end_key(l, &len);
     row[C_END] = shell_binary(key, len);
-    snprintf(tmp, sizeof(tmp), "%llu",
-             load ? (unsigned long long)(strata_region_load_store_file_size(load) / MB) : 0ull);
+    /* A region its server has not reported yet: HBase leaves the load columns empty. */
+    tmp[0] = '\0';
+    if (load)
+        snprintf(tmp, sizeof(tmp), "%llu",
+                 (unsigned long long)(strata_region_load_store_file_size(load) / MB));
     row[C_SIZE] = strdup(tmp);
-    snprintf(tmp, sizeof(tmp), "%llu",
-             load ? (unsigned long long)(strata_region_load_read_requests(load) +
-                                         strata_region_load_write_requests(load))
-                  : 0ull);
+    if (load)
+        snprintf(tmp, sizeof(tmp), "%llu",
+                 (unsigned long long)(strata_region_load_read_requests(load) +
+                                      strata_region_load_write_requests(load)));
     row[C_REQ] = strdup(tmp);
-    row[C_LOCALITY] = strdup("1.0");
+    row[C_LOCALITY] = strdup(load ? "1.0" : "");
     buf_free(&b);
     for (int c = 0; c < NCOLS; c++) {
         if (!row[c])
@@ -254,22 +264,19 @@ static int add_row(region_table *t, const strata_region_t *l, const strata_regio
 
 static void print_table(shell_session *s, const region_table *t)
 {
-    for (int c = 0; c < NCOLS; c++)
-        if (t->on[c])
-            fprintf(s->out, " %*s |", t->width[c], COLS[c]);
+    for (int k = 0; k < t->norder; k++)
+        fprintf(s->out, " %*s |", t->width[t->order[k]], COLS[t->order[k]]);
     fputc('\n', s->out);
-    for (int c = 0; c < NCOLS; c++)
-        if (t->on[c]) {
-            fputc(' ', s->out);
-            for (int k = 0; k < t->width[c]; k++)
-                fputc('-', s->out);
-            fputs(" |", s->out);
-        }
+    for (int k = 0; k < t->norder; k++) {
+        fputc(' ', s->out);
+        for (int i = 0; i < t->width[t->order[k]]; i++)
+            fputc('-', s->out);
+        fputs(" |", s->out);
+    }
     fputc('\n', s->out);
     for (size_t r = 0; r < t->nrows; r++) {
-        for (int c = 0; c < NCOLS; c++)
-            if (t->on[c])
-                fprintf(s->out, " %*s |", t->width[c], t->cells[r * NCOLS + c]);
+        for (int k = 0; k < t->norder; k++)
+            fprintf(s->out, " %*s |", t->width[t->order[k]], t->cells[r * NCOLS + t->order[k]]);
         fputc('\n', s->out);
     }
     fprintf(s->out, " %zu rows\n", t->nrows);
@@ -321,8 +328,19 @@ static int fill_regions(shell_session *s, const char *table, const char *prefix,
             break;
         }
         const char *sn = strata_region_server(l);
-        if (!prefix || strncmp(sn, prefix, strlen(prefix)) == 0)
-            rc = add_row(t, l, find_load(st, strata_region_encoded_name(l)));
+        if (prefix && strncmp(sn, prefix, strlen(prefix)) != 0)
+            continue;
+        const strata_region_load_t *load = find_load(st, strata_region_encoded_name(l));
+        if (!load) {
+            buf_t b = {0};
+            shell_region_name(l, &b);
+            fprintf(s->out,
+                    "Can not find all details for region: %s , it may be disabled or in "
+                    "transition\n",
+                    (char *)b.data);
+            buf_free(&b);
+        }
+        rc = add_row(t, l, load);
     }
     strata_region_list_destroy(r);
     strata_cluster_status_destroy(st);
@@ -356,6 +374,48 @@ static int cmd_list_regions(shell_session *s, const shell_value *args)
     else if (rc == ST_NOT_SERVING)
         rc = ST_OK; /* HBase reports the region and prints no table */
     region_table_free(&rt);
+    return rc;
+}
+
+/* ---- get_splits ---- */
+
+/* HBase's get_splits: "Total number of splits = N" with N the number of regions (HBase
+ * counts the split keys plus one), then each split key: the start key of every region
+ * but the first. */
+static int cmd_get_splits(shell_session *s, const shell_value *args)
+{
+    const shell_value *t = NULL;
+    strata_admin_t *a = NULL;
+    strata_region_list_t *l = NULL;
+    char *err = NULL;
+    int rc = shell_nargs(args, 1, 1);
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 0, "Table name", &t);
+    if (rc == ST_OK)
+        rc = shell_check_table_name(t->s);
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
+    if (rc == ST_OK) {
+        l = strata_admin_table_regions(a, t->s, &err);
+        rc = shell_failed(err);
+    }
+    if (rc == ST_NOT_FOUND)
+        rc = st_error(rc, "Unknown table %s!", t->s);
+    size_t n = rc == ST_OK ? strata_region_list_count(l) : 0;
+    if (rc == ST_OK)
+        fprintf(s->out, "Total number of splits = %zu\n", n ? n : 1);
+    for (size_t i = 1; rc == ST_OK && i < n; i++) {
+        size_t len;
+        const char *key = strata_region_start_key(strata_region_list_get(l, i), &len);
+        char *text = shell_binary(key, len);
+        if (!text) {
+            rc = st_error(ST_NOMEM, "out of memory");
+            break;
+        }
+        fprintf(s->out, "%s\n", text);
+        free(text);
+    }
+    strata_region_list_destroy(l);
     return rc;
 }
 
@@ -400,17 +460,7 @@ static int cmd_locate_region(shell_session *s, const shell_value *args)
                       strata_region_encoded_name(l), t->s);
     if (rc == ST_OK) {
         char host[300];
-        size_t sk_len, ek_len;
-        const char *skey = strata_region_start_key(l, &sk_len);
-        const char *ekey = strata_region_end_key(l, &ek_len);
-        shell_region_name(l, &name);
-        char *sk = shell_binary(skey, sk_len);
-        char *ek = shell_binary(ekey, ek_len);
-        char *line = NULL;
-        if (asprintf(&line, "{ENCODED => %s, NAME => '%s', STARTKEY => '%s', ENDKEY => '%s'}",
-                     strata_region_encoded_name(l), (char *)name.data, sk ? sk : "",
-                     ek ? ek : "") < 0)
-            line = NULL;
+        shell_region_describe(l, &name);
         /* "host,port,startcode" -> "host:port" */
         const char *c1 = strchr(server, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
         if (c2)
@@ -419,11 +469,8 @@ static int cmd_locate_region(shell_session *s, const shell_value *args)
         else
             snprintf(host, sizeof(host), "%s", server);
         shell_header(s, "HOST", "REGION");
-        shell_row2(s, host, line ? line : "");
+        shell_row2(s, host, name.data ? (char *)name.data : "");
         shell_footer(s, 1);
-        free(line);
-        free(sk);
-        free(ek);
     }
     strata_region_destroy(l);
     buf_free(&row);
@@ -453,6 +500,14 @@ const shell_command shell_cmds_regions[] = {
      "  strata> flush 'TABLENAME'\n"
      "  strata> flush 'REGIONNAME'\n"
      "  strata> flush 'ENCODED_REGIONNAME'\n"},
+    {"get_splits", "ddl", cmd_get_splits,
+     "Get the splits of the named table:\n"
+     "  strata> get_splits 't1'\n"
+     "  strata> get_splits 'ns1:t1'\n"
+     "\n"
+     "Prints 'Total number of splits = N' (N counts the regions, as HBase does: the\n"
+     "split keys plus one), then each split key: the start key of every region but\n"
+     "the first.\n"},
     {"list_regions", "ddl", cmd_list_regions,
      "List all regions for a particular table, optionally filtered by a server name prefix,\n"
      "with their server name, region name, start key, end key, size of the region in MB,\n"

@@ -1,7 +1,8 @@
 /*
  * shell_commands.c - the command table, `help` in HBase's layout (groups, per-command
  * and per-group help), and the dispatcher that runs one statement: timing ("Took
- * S.SSSS seconds"), SIGINT while it runs, and the "ERROR: ..." report.
+ * S.SSSS seconds"), SIGINT while it runs, the refusal of writes to the read-only catalog
+ * (strata:meta), and the "ERROR: ..." report.
  *
  * Thread-safety: a session belongs to one thread; shell_interrupted is written by the
  * SIGINT handler only while a command runs.
@@ -192,6 +193,24 @@ static void report_error(shell_session *s, const char *cmd, const char *raw)
     }
 }
 
+/* Commands that would change the table named by their first argument. */
+static const char *const TABLE_WRITES[] = {
+    "alter",  "append",   "create", "delete", "deleteall",         "disable", "drop",
+    "enable", "incr",     "put",    "split",  "truncate", "truncate_preserve", NULL};
+
+/* The catalog is read-only from the shell: ST_PERMISSION for a write to it. */
+static int check_writable(const shell_stmt *st)
+{
+    const shell_value *a = &st->args;
+    if (a->n == 0 || a->items[0].kind != SHELL_V_STR ||
+        strcmp(a->items[0].s, SHELL_META_TABLE) != 0)
+        return ST_OK;
+    for (size_t i = 0; TABLE_WRITES[i]; i++)
+        if (strcmp(st->name, TABLE_WRITES[i]) == 0)
+            return st_error(ST_PERMISSION, "%s is read-only", SHELL_META_TABLE);
+    return ST_OK;
+}
+
 int shell_dispatch(shell_session *s, const shell_stmt *st)
 {
     bool help = strcmp(st->name, "help") == 0;
@@ -209,7 +228,9 @@ int shell_dispatch(shell_session *s, const shell_stmt *st)
     s->rows = 0;
     s->start_ns = clock_mono_ns();
     st_clear();
-    int rc = help ? cmd_help(s, &st->args) : c->fn(s, &st->args);
+    int rc = help ? cmd_help(s, &st->args) : check_writable(st);
+    if (rc == ST_OK && !help)
+        rc = c->fn(s, &st->args);
     uint64_t end = clock_mono_ns();
     sigaction(SIGINT, &old, NULL);
     if (rc != ST_OK)

@@ -206,6 +206,9 @@ static int unknown_family(shell_session *s, const char *table)
 {
     shell_table_info d;
     buf_t names = {0};
+    if (strcmp(table, SHELL_META_TABLE) == 0) /* not a table the master describes */
+        return st_error(ST_UNKNOWN_FAMILY, "Unknown column family! Valid column names: info:*, "
+                                           "table:*, ns:*, proc:*");
     if (shell_describe(s, table, &d) == ST_OK) {
         for (size_t i = 0; i < strata_table_descriptor_family_count(d.td); i++) {
             const char *f = strata_family_descriptor_name(strata_table_descriptor_family(d.td, i));

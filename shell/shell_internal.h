@@ -86,6 +86,26 @@ void shell_ttl_string(int64_t ttl_sec, char *out, size_t cap);
 /* Bytes.toStringBinary of data as a malloc'ed string (free it); NULL when out of memory. */
 char *shell_binary(const void *data, size_t len);
 
+/* ---- cells (shell_cells.c) ---- */
+
+/* The catalog's name: read with scan, get and count (strata_admin_scan_meta), never
+ * written. */
+#define SHELL_META_TABLE "strata:meta"
+/* Appends "timestamp=T, value=V" (a put; V through Bytes.toStringBinary) or
+ * "timestamp=T, type=DeleteColumn" (a delete marker of a raw scan) to b, cut to maxlength
+ * characters of its own (< 0: whole), as HBase's to_string; b stays NUL-terminated. */
+void shell_cell_text(buf_t *b, int64_t ts, strata_cell_type type, const char *val, size_t len,
+                     int64_t maxlength);
+/* The same for a cell of strata:meta, decoding what HBase's shell decodes in hbase:meta:
+ * info:regioninfo (as shell_region_describe), info:serverstartcode and info:seqnum (8
+ * bytes big-endian, as numbers). A value that does not decode prints as bytes. */
+void shell_meta_cell_text(buf_t *b, const char *fam, size_t fam_len, const char *qual,
+                          size_t qual_len, int64_t ts, strata_cell_type type, const char *val,
+                          size_t len, int64_t maxlength);
+/* Appends HBase's HRegionInfo.toString of r: "{ENCODED => e, NAME => 'name', STARTKEY =>
+ * 's', ENDKEY => 'e'}", with ", OFFLINE => true" and ", SPLIT => true" when set. */
+void shell_region_describe(const strata_region_t *r, buf_t *out);
+
 /* ---- arguments (shell_args.c) ---- */
 
 /* ST_OK if min <= args->n <= max (max < 0: no limit), else Ruby's ArgumentError text. */

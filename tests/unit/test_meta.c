@@ -419,6 +419,75 @@ static void delete_table_leaves_lookalike_names(void **state)
     assert_int_equal(count_regions(f->m, "other:t"), 1);
 }
 
+/* meta_scan_rows: rows and cells as stored, with the scan's bounds, columns, limit,
+ * reversed and raw; a family meta lacks is refused. */
+typedef struct rows_seen {
+    char rows[16][64];
+    size_t n, cells;
+} rows_seen;
+
+static int see_row(const scan_result *row, void *arg)
+{
+    rows_seen *s = arg;
+    if (s->n < 16)
+        snprintf(s->rows[s->n], sizeof(s->rows[0]), "%.*s", (int)row->cells[0].row_len,
+                 (const char *)row->cells[0].row);
+    s->n++;
+    s->cells += row->ncells;
+    return ST_OK;
+}
+
+static void scan_rows_as_stored(void **state)
+{
+    fixture *f = *state;
+    const char *s1[] = {"k"};
+    create_table(f->m, "default:t", 5, s1, 1);
+    scan_column info = {(const uint8_t *)"info", 4, (const uint8_t *)"state", 5};
+    scan_spec spec = {0};
+    spec.start_row = (const uint8_t *)"default:t,";
+    spec.start_row_len = 10;
+    spec.stop_row = (const uint8_t *)"default:t-";
+    spec.stop_row_len = 10;
+    spec.columns = &info;
+    spec.ncolumns = 1;
+    rows_seen seen = {0};
+    assert_int_equal(meta_scan_rows(f->m, &spec, see_row, &seen), ST_OK);
+    assert_int_equal(seen.n, 2);
+    assert_int_equal(seen.cells, 2);
+    assert_string_equal(seen.rows[0], "default:t,,5");
+    assert_string_equal(seen.rows[1], "default:t,k,5");
+    /* Reversed with a limit: the last region row first. */
+    memset(&seen, 0, sizeof(seen));
+    spec.reversed = true;
+    spec.start_row = (const uint8_t *)"default:t-";
+    spec.stop_row = (const uint8_t *)"default:t,";
+    spec.limit = 1;
+    assert_int_equal(meta_scan_rows(f->m, &spec, see_row, &seen), ST_OK);
+    assert_int_equal(seen.n, 1);
+    assert_string_equal(seen.rows[0], "default:t,k,5");
+    /* Raw: the table's state column keeps both versions until meta compacts. */
+    assert_int_equal(meta_set_table_state(f->m, "default:t", META_TABLE_DISABLED), ST_OK);
+    scan_column st = {(const uint8_t *)"table", 5, (const uint8_t *)"state", 5};
+    scan_spec raw = {0};
+    raw.start_row = (const uint8_t *)"default:t";
+    raw.start_row_len = 9;
+    raw.stop_row = (const uint8_t *)"default:t,";
+    raw.stop_row_len = 10;
+    raw.columns = &st;
+    raw.ncolumns = 1;
+    raw.raw = true;
+    raw.max_versions = 10;
+    memset(&seen, 0, sizeof(seen));
+    assert_int_equal(meta_scan_rows(f->m, &raw, see_row, &seen), ST_OK);
+    assert_int_equal(seen.n, 1);
+    assert_int_equal(seen.cells, 2);
+    /* A family meta does not have. */
+    scan_column bad = {(const uint8_t *)"nofam", 5, NULL, 0};
+    spec.columns = &bad;
+    assert_int_equal(meta_scan_rows(f->m, &spec, see_row, &seen), ST_UNKNOWN_FAMILY);
+    assert_non_null(strstr(st_errmsg(), "nofam"));
+}
+
 static void table_rows_state_and_listing(void **state)
 {
     fixture *f = *state;
@@ -1032,6 +1101,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(merge_change_and_its_cleanup, setup, teardown),
         cmocka_unit_test_setup_teardown(procedure_rows_stay_apart, setup, teardown),
+        cmocka_unit_test_setup_teardown(scan_rows_as_stored, setup, teardown),
         cmocka_unit_test(encoded_name_is_md5_of_row),
         cmocka_unit_test(hex_string_split_matches_hbase),
         cmocka_unit_test(uniform_split_sorted_distinct),

@@ -300,6 +300,15 @@ uint64_t strata_region_id(const strata_region_t *r);
 const char *strata_region_server(const strata_region_t *r);
 strata_region_state strata_region_state_of(const strata_region_t *r);
 
+/* Decodes the info:regioninfo value of a strata:meta region row (strata_admin_scan_meta;
+ * docs/formats/meta.md): a region without a server, in state OFFLINE (the row's
+ * info:state and info:sn say more), the caller's to free with strata_region_destroy.
+ * NULL with *errptr (STRATA_ERR_CORRUPTION) for a value that does not decode. */
+strata_region_t *strata_region_from_meta(const char *value, size_t len, char **errptr);
+/* The flags of a region decoded by strata_region_from_meta: a split parent is offline
+ * and split (0 for a region from any other call). */
+unsigned char strata_region_offline(const strata_region_t *r);
+unsigned char strata_region_split(const strata_region_t *r);
 /* Moves the region (encoded name) to dest ("host,port,startcode" or "host:port"; NULL:
  * any other live server). Returns the server it went to ("host,port,startcode",
  * malloc'ed; "" if the master did not say), NULL on failure. */
@@ -452,6 +461,24 @@ uint64_t strata_region_load_write_requests(const strata_region_load_t *l);
 uint64_t strata_region_load_store_files(const strata_region_load_t *l);
 uint64_t strata_region_load_store_file_size(const strata_region_load_t *l);
 uint64_t strata_region_load_memstore_size(const strata_region_load_t *l);
+
+/* ---- the catalog (strata:meta; docs/formats/meta.md) ----
+ *
+ * The master's catalog read as rows, cells as stored (region rows, table rows, namespace
+ * and procedure rows), for operators: what the shell's scan 'strata:meta' prints. It is
+ * read-only: nothing in this API writes it. */
+typedef struct strata_meta_rows strata_meta_rows_t;
+/* The rows s selects (NULL: every row): its start and stop rows, columns, max versions,
+ * time range, filter, reversed, raw and limit; its caching and batch are ignored. The
+ * master answers in pages of up to 1000 rows, all gathered here: set a limit on a large
+ * catalog. NULL on failure (STRATA_ERR_NO_SUCH_FAMILY for a family meta does not have:
+ * info, table, ns, proc). */
+strata_meta_rows_t *strata_admin_scan_meta(strata_admin_t *a, const strata_scan_t *s,
+                                           char **errptr);
+size_t strata_meta_rows_count(const strata_meta_rows_t *l);
+/* Row i (borrowed from l; NULL out of range), read with strata.h's strata_result_*. */
+const strata_result_t *strata_meta_rows_get(const strata_meta_rows_t *l, size_t i);
+void strata_meta_rows_destroy(strata_meta_rows_t *l);
 
 #ifdef __cplusplus
 }

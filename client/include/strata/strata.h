@@ -263,7 +263,24 @@ void strata_get_set_time_range(strata_get_t *g, int64_t from, int64_t to);
 /* HBase's filter language, e.g. "ValueFilter(=, 'binary:x')". */
 void strata_get_set_filter(strata_get_t *g, const char *filter);
 
-/* A row's cells in HBase order (family, qualifier, newest first). */
+/* A cell's type: what strata_result_cell_type answers. Only a raw scan
+ * (strata_scan_set_raw) returns delete markers; every other read returns puts only. The
+ * numbers are HBase's KeyValue type codes (docs/formats/cell.md), stable, never
+ * renumbered. */
+typedef enum strata_cell_type {
+    STRATA_CELL_PUT = 4,
+    STRATA_CELL_DELETE = 8,                 /* one version: exactly its timestamp */
+    STRATA_CELL_DELETE_FAMILY_VERSION = 10, /* every column of the family at exactly ts */
+    STRATA_CELL_DELETE_COLUMN = 12,         /* every version of the column up to ts */
+    STRATA_CELL_DELETE_FAMILY = 14,         /* every column of the family up to ts */
+} strata_cell_type;
+
+/* HBase's name of a cell type: "Put", "Delete", "DeleteFamilyVersion", "DeleteColumn",
+ * "DeleteFamily", or "Unknown" (static). */
+const char *strata_cell_type_name(strata_cell_type type);
+
+/* A row's cells in HBase order (family, qualifier, newest first; in a raw scan a delete
+ * marker comes before the puts of its timestamp). */
 void strata_result_destroy(strata_result_t *r);
 size_t strata_result_cell_count(const strata_result_t *r);
 /* The row (of the first cell; the requested row for an empty Get result). */
@@ -273,7 +290,10 @@ const char *strata_result_cell_family(const strata_result_t *r, size_t i, size_t
 const char *strata_result_cell_qualifier(const strata_result_t *r, size_t i, size_t *len);
 int64_t strata_result_cell_timestamp(const strata_result_t *r, size_t i);
 const char *strata_result_cell_value(const strata_result_t *r, size_t i, size_t *len);
-/* The newest value of family:qualifier, or NULL (borrowed from r). */
+/* Cell i's type (STRATA_CELL_PUT past the end); a delete marker's value is empty. */
+strata_cell_type strata_result_cell_type(const strata_result_t *r, size_t i);
+/* The newest value of family:qualifier, or NULL (borrowed from r; delete markers of a
+ * raw result are skipped). */
 const char *strata_result_value(const strata_result_t *r, const char *family, size_t family_len,
                                 const char *qualifier, size_t qualifier_len, size_t *len);
 /* Whether more cells of this row follow in the next result (scans with batch). */
@@ -321,6 +341,10 @@ void strata_scan_set_limit(strata_scan_t *s, uint64_t rows);   /* 0 = no limit *
 void strata_scan_set_max_versions(strata_scan_t *s, uint32_t n);
 void strata_scan_set_time_range(strata_scan_t *s, int64_t from, int64_t to);
 void strata_scan_set_filter(strata_scan_t *s, const char *filter);
+/* A raw scan (HBase's Scan.setRaw): also the delete markers and the versions they mask,
+ * every stored version up to max_versions, each cell with its strata_result_cell_type.
+ * What a major compaction has dropped is gone for raw scans too. Default 0. */
+void strata_scan_set_raw(strata_scan_t *s, unsigned char raw);
 
 /* Starts a scan over every region of the table in [start, stop); no RPC yet. The scan
  * options are copied. */

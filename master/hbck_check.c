@@ -243,6 +243,11 @@ static void region_finding(const hbck_input *in, const hbck_region *r, hbck_kind
     bool transit = changing(in, r) || (mr->state != META_OPEN && young(in, r->since_ms));
     if (r->busy && r->since_ms && !young(in, r->since_ms))
         transit = false; /* held too long: stuck */
+    /* A DDL (enable, disable, a split or merge) moving the table's regions: what it has
+     * not reached yet is in transition. The table's own state check says when it is stuck. */
+    const hbck_table *t = find_table(in, mr->table);
+    if (t && t->ddl)
+        transit = true;
     if (transit)
         hbck_add(out, HBCK_IN_TRANSITION, false, mr->table, mr->encoded_name, server, NULL,
                  "%s (%s in meta; would be %s)", what, meta_region_state_name(mr->state),
@@ -506,7 +511,9 @@ void hbck_check_procs(const hbck_input *in, hbck_report *out)
         bool running = strcmp(p->state, "RUNNABLE") == 0;
         if (!running && !p->row_only)
             continue;
-        bool stuck = p->row_only || !young(in, p->updated_ms);
+        /* A row no thread runs is stuck unless it was written within the threshold (a
+         * procedure that started while the report was gathered); one without a time is. */
+        bool stuck = !young(in, p->updated_ms);
         size_t before = out->n;
         hbck_add(out, stuck ? HBCK_STUCK_PROCEDURE : HBCK_IN_TRANSITION, stuck, NULL, NULL, NULL,
                  NULL, "procedure %llu %s %s%s", (unsigned long long)p->id, p->type, p->state,

@@ -55,7 +55,15 @@ static int list(const char *dir, char ***names, size_t *n)
     *n = 0;
     if (!fio_exists(dir))
         return ST_OK;
-    return fio_list_dir(dir, names, n);
+    int rc = fio_list_dir(dir, names, n);
+    /* Removed meanwhile (a janitor's cleanup, a drop): nothing to look at, not a failure
+     * of the whole report. */
+    if (rc != ST_OK && !fio_exists(dir)) {
+        *names = NULL;
+        *n = 0;
+        return ST_OK;
+    }
+    return rc;
 }
 
 static int add_ref(hbck_fs *fs, size_t *cap, const hbck_dir *d, const char *path, const char *name)

@@ -15,12 +15,15 @@
  * Thread-safety: handlers run on RPC handler threads; mu is never held across an RPC, a
  * ZooKeeper call, a meta write or file-system work. One fixMeta at a time (fix_mu).
  */
+#include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/fileio.h"
@@ -120,6 +123,16 @@ static bool table_wanted(const gathered *g, const char *table)
     return g->nq == 0 || str_in(g->tables_q, g->nq, table);
 }
 
+/* Adds a server's name and address; on failure neither (the two lists stay as long). */
+static int push_server(gathered *g, const char *name, const char *addr)
+{
+    int rc = push_str(&g->snames, &g->nservers, name);
+    size_t n = g->nservers - 1;
+    if (rc == ST_OK && (rc = push_str(&g->saddrs, &n, addr)) != ST_OK)
+        free(g->snames[--g->nservers]);
+    return rc;
+}
+
 /* The live servers: the master's set and <parent>/rs (a server the master has not heard
  * from yet still serves what it serves). */
 static int gather_servers(master *m, gathered *g)
@@ -127,10 +140,7 @@ static int gather_servers(master *m, gathered *g)
     int rc = ST_OK;
     pthread_mutex_lock(&m->mu);
     for (size_t i = 0; rc == ST_OK && i < m->nservers; i++) {
-        rc = push_str(&g->snames, &g->nservers, m->servers[i]->name);
-        size_t n = g->nservers - 1;
-        if (rc == ST_OK)
-            rc = push_str(&g->saddrs, &n, m->servers[i]->addr);
+        rc = push_server(g, m->servers[i]->name, m->servers[i]->addr);
     }
     for (size_t i = 0; rc == ST_OK && i < m->ncrash; i++)
         rc = push_str(&g->recovering, &g->nrecovering, m->crash[i]);
@@ -145,10 +155,7 @@ static int gather_servers(master *m, gathered *g)
                 continue;
             char addr[300];
             server_name_addr(&sn, addr, sizeof(addr));
-            rc = push_str(&g->snames, &g->nservers, names[i]);
-            size_t n = g->nservers - 1;
-            if (rc == ST_OK)
-                rc = push_str(&g->saddrs, &n, addr);
+            rc = push_server(g, names[i], addr);
         }
     }
     free_strv(names, nn);
@@ -302,12 +309,16 @@ static int gather_procs(master *m, gathered *g, bool all_tables)
             strata__master__procedure__unpack(NULL, g->prow[i].len, g->prow[i].data);
         snprintf(g->prow_types[i], sizeof(g->prow_types[i]), "%s", p ? p->type : "?");
         bool want = all_tables || (p && p->table && table_wanted(g, p->table));
+        /* A procedure that began between the listing above and the read of its row has a
+         * fresh updated_ms: it counts as stuck only once that is older than the threshold. */
+        int64_t updated = p && p->has_updated_ms ? (int64_t)p->updated_ms : 0;
         if (p)
             strata__master__procedure__free_unpacked(p, NULL);
         if (want)
             g->procs[g->nprocs++] = (hbck_proc){.id = g->prow[i].id,
                                                 .type = g->prow_types[i],
                                                 .state = "RUNNABLE",
+                                                .updated_ms = updated,
                                                 .row_only = true};
     }
     return ST_OK;
@@ -508,7 +519,52 @@ static int add_row(master *m, m_table *t, const meta_region *row)
     return ST_OK;
 }
 
+/* Removes dir if it holds only (empty) directories, depth at most 4: ST_OK, or why not
+ * (a file found, rmdir failed) with what was already empty removed. Never unlinks. */
+static int remove_empty_tree(const char *dir, int depth)
+{
+    if (depth > 4)
+        return st_error(ST_EXISTS, "%s is nested too deep", dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT ? ST_OK : st_error(ST_IO, "%s: %s", dir, strerror(errno));
+    int rc = ST_OK;
+    for (struct dirent *e; rc == ST_OK && (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char sub[PATH_MAX];
+        snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(sub, &st) != 0)
+            continue; /* gone meanwhile */
+        rc = S_ISDIR(st.st_mode) ? remove_empty_tree(sub, depth + 1)
+                                 : st_error(ST_EXISTS, "it holds %s", sub);
+    }
+    closedir(d);
+    if (rc == ST_OK && rmdir(dir) != 0 && errno != ENOENT)
+        rc = st_error(ST_IO, "rmdir %s: %s", dir, strerror(errno));
+    return rc;
+}
+
 /* ---- HbckSetRegionState ---- */
+
+/* Whether server is not live at the master and a WAL directory of it (plain or fenced
+ * for splitting) is still in the root directory: a region it held may have edits only
+ * there, so forgetting the region's server would let it open without them. */
+static bool unrecovered_wals(master *m, const char *server)
+{
+    pthread_mutex_lock(&m->mu);
+    bool live = master_server_find(m, server) != NULL;
+    pthread_mutex_unlock(&m->mu);
+    if (live)
+        return false;
+    char *plain = layout_wal_dir(m->root, server);
+    char *fenced = layout_fenced_wal_dir(m->root, server);
+    bool left = !plain || !fenced || fio_exists(plain) || fio_exists(fenced);
+    free(plain);
+    free(fenced);
+    return left;
+}
 
 static int set_region_state_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
@@ -552,10 +608,17 @@ static int set_region_state_body(void *ctx, ProtobufCMessage *msg, rpc_reply *re
                 rc = remove_row(m, t, r);
         }
     } else {
+        bool clear = req->has_clear_server && req->clear_server;
         char server[SERVER_NAME_MAX];
-        snprintf(server, sizeof(server), "%s",
-                 req->has_clear_server && req->clear_server ? "" : r->mr.server);
-        rc = master_set_state(m, r, st, server);
+        snprintf(server, sizeof(server), "%s", clear ? "" : r->mr.server);
+        if (clear && r->mr.server[0] && unrecovered_wals(m, r->mr.server))
+            rc = st_error(ST_INVALID_ARGUMENT,
+                          "setRegionState: region %s is on %s, which is not live and whose WALs "
+                          "are not split yet (its edits may be only there); run "
+                          "`strata hbck scheduleRecoveries %s` first",
+                          r->mr.encoded_name, r->mr.server, r->mr.server);
+        else
+            rc = master_set_state(m, r, st, server);
     }
     master_region_give(m, r);
     if (rc != ST_OK)
@@ -863,10 +926,16 @@ static int fix_table(master *m, m_table *t, bool dry, fix_log *log)
                       t->name, d->path);
             continue;
         }
-        logf_line(&log->done, &log->ndone, "%s: removed empty orphan directory %s", t->name,
-                  d->path);
-        if (!dry)
-            rc = region_fs_remove(m->root, t->name, d->region);
+        /* Removed only while it holds directories and nothing else, checked as it goes
+         * (rmdir fails on anything left): a flush that began since the scan keeps it. */
+        int er = dry ? ST_OK : remove_empty_tree(d->path, 0);
+        if (er == ST_OK)
+            logf_line(&log->done, &log->ndone, "%s: removed empty orphan directory %s", t->name,
+                      d->path);
+        else
+            logf_line(&log->refused, &log->nrefused,
+                      "%s: orphan directory %s is no longer empty (%s); left in place", t->name,
+                      d->path, st_errmsg());
     }
     if (!used && rc == ST_OK)
         rc = st_error(ST_NOMEM, "out of memory");
@@ -964,11 +1033,29 @@ static int recoveries_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
             strcmp(master_server_find(m, req->server[i])->name, req->server[i]) == 0)
             rc = st_error(ST_INVALID_ARGUMENT,
                           "scheduleRecoveries: %s is live; its WALs are in use", req->server[i]);
-    for (size_t i = 0; i < req->n_server && rc == ST_OK; i++)
-        master_server_dead(m, req->server[i]);
     pthread_mutex_unlock(&m->mu);
+    /* A server registered in ZooKeeper that the master has not heard from yet is live
+     * too: fencing its WALs would abort it. */
+    for (size_t i = 0; i < req->n_server && rc == ST_OK; i++) {
+        char *path = znodes_path(m->parent, ZNODE_RS, req->server[i]);
+        uint8_t *data = NULL;
+        size_t len = 0;
+        int zr = path ? master_zk_get(m, path, &data, &len, NULL) : ST_NOMEM;
+        free(data);
+        free(path);
+        if (zr == ST_OK)
+            rc = st_error(ST_INVALID_ARGUMENT,
+                          "scheduleRecoveries: %s is registered in ZooKeeper; its WALs are in use",
+                          req->server[i]);
+        else if (zr != ST_NOT_FOUND)
+            rc = st_error(zr, "scheduleRecoveries: reading %s's znode failed", req->server[i]);
+    }
     if (rc != ST_OK)
         return rc;
+    pthread_mutex_lock(&m->mu);
+    for (size_t i = 0; i < req->n_server; i++)
+        master_server_dead(m, req->server[i]);
+    pthread_mutex_unlock(&m->mu);
     master_chore_wake(m);
     Strata__Master__HbckScheduleRecoveriesResponse resp =
         STRATA__MASTER__HBCK_SCHEDULE_RECOVERIES_RESPONSE__INIT;

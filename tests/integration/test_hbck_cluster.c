@@ -173,6 +173,20 @@ static void orphan_dir(void)
     expect(0, "removed empty orphan directory", "fixMeta");
     wait_ok("orphan dir");
     assert_false(fio_exists(path));
+    /* Regression: an orphan holding only a flush's .tmp counts as empty for the report,
+     * but fixMeta must not delete the file with the directory. */
+    char tmpf[1100];
+    snprintf(tmpf, sizeof(tmpf), "%s/x.tmp", path);
+    assert_int_equal(fio_mkdirs(path), ST_OK);
+    assert_int_equal(fio_write_atomic(tmpf, "partial", 7), ST_OK);
+    hbck("fixMeta");
+    expect(1, "is no longer empty", "fixMeta with a .tmp in the orphan");
+    assert_true(fio_exists(tmpf));
+    assert_int_equal(fio_unlink(tmpf), ST_OK);
+    hbck("fixMeta");
+    expect(0, "removed empty orphan directory", "fixMeta after the .tmp went");
+    wait_ok("orphan dir emptied");
+    assert_false(fio_exists(path));
 }
 
 static void closed_behind_the_masters_back(void)

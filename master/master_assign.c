@@ -216,6 +216,24 @@ static int server_died(master *m, m_region *r, const char *server, int rc)
                     "reopens the region", r->mr.encoded_name, server, why);
 }
 
+/* The server claimed the region's ownership znode and then stopped answering (killed
+ * while opening it): no other server can open the region until that znode goes with the
+ * server's session, so trying them only ends in FAILED_OPEN and its retry delay. The
+ * region stays OPENING on the server: its recovery reopens it, as it reopens every region
+ * meta places there; if the server answers again, the next assignment resumes the open. */
+static int held_by_silent(master *m, m_region *r, const char *server, int rc)
+{
+    char why[512];
+    snprintf(why, sizeof(why), "%s", st_errmsg());
+    LOG_WARN("master %s: region %s: %s holds its ownership and does not answer (%s); it stays "
+             "OPENING there until that server's recovery reopens it",
+             m->name, r->mr.encoded_name, server, why);
+    return st_error(rc,
+                    "opening region %s on %s: the server holds the region but does not "
+                    "answer (%s); its recovery reopens the region",
+                    r->mr.encoded_name, server, why);
+}
+
 int master_assign(master *m, m_table *t, m_region *r, const char *target)
 {
     int rc = master_check_active(m);
@@ -273,10 +291,13 @@ int master_assign(master *m, m_table *t, m_region *r, const char *target)
             /* A lost answer: the ownership znode tells whether it opened there. */
             char owner[SERVER_NAME_MAX];
             if (owner_of(m, r->mr.encoded_name, owner, sizeof(owner)) == ST_OK &&
-                strcmp(owner, server) == 0)
+                strcmp(owner, server) == 0) {
                 rc = open_on(m, t, r, server, addr);
-            else if (rs_node_gone(m, server))
+                if (rc == ST_CONNECTION || rc == ST_CLOSED)
+                    return held_by_silent(m, r, server, rc);
+            } else if (rs_node_gone(m, server)) {
                 return server_died(m, r, server, rc);
+            }
         }
         if (rc == ST_OK) {
             rc = master_set_state(m, r, META_OPEN, server);

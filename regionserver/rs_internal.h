@@ -120,6 +120,7 @@ struct rs_server {
     engine_options eopts;
     rpc_server_opts ropts;
     char root[PATH_MAX];
+    int64_t inject_open_pause_ms; /* tests only (regionserver.inject.open.pause.ms) */
 
     engine *eng;
     rpc_server *rpc;

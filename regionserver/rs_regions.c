@@ -120,6 +120,23 @@ done:
     return rc;
 }
 
+/* Tests only: the open that takes <root>/inject-open-pause away (a rename: one open in
+ * the whole cluster) sleeps regionserver.inject.open.pause.ms holding the ownership
+ * znode, so that a test can kill the server while a region is OPENING there. */
+static void inject_open_pause(rs_server *s, const region_info *info)
+{
+    if (s->inject_open_pause_ms <= 0)
+        return;
+    char mark[PATH_MAX + 32], taken[PATH_MAX + 64];
+    snprintf(mark, sizeof(mark), "%s/inject-open-pause", s->root);
+    snprintf(taken, sizeof(taken), "%s.taken-%llu", mark, (unsigned long long)s->start_code);
+    if (rename(mark, taken) != 0)
+        return;
+    LOG_WARN("region server %s: inject: pausing %lld ms in the open of region %s", s->server_name,
+             (long long)s->inject_open_pause_ms, info->encoded_name);
+    clock_sleep_ms(s->inject_open_pause_ms);
+}
+
 /* Claims the region's ownership znode (cluster mode) and opens it; the znode goes again
  * if the open fails. reg is the OPENING entry, so no other open or close of the same
  * name runs meanwhile. */
@@ -132,6 +149,7 @@ static int claim_and_open(rs_server *s, const table_schema *schema, const region
                   s->server_name, st_errmsg());
         return rc;
     }
+    inject_open_pause(s, info);
     if ((rc = region_open(s->eng, schema, info, out)) != ST_OK) {
         char why[512];
         snprintf(why, sizeof(why), "%s", st_errmsg());

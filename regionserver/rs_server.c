@@ -84,6 +84,9 @@ static const config_key rs_keys[] = {
     {"regionserver.fence.fraction", CONFIG_DOUBLE, "0.5",
      "writes are refused once ZooKeeper was not heard from for this fraction of the "
      "session timeout"},
+    {"regionserver.inject.open.pause.ms", CONFIG_INT, "0",
+     "tests only: an open that finds <root>/inject-open-pause (and takes it away) sleeps "
+     "this long after claiming the region's ownership znode, before opening it"},
 };
 
 int rs_config_define(config *c)
@@ -188,6 +191,7 @@ static int read_settings(const config *c, rs_server *s)
         return st_error(ST_INVALID_ARGUMENT, "root.dir is required (--root.dir=DIR)");
     const char *adv = config_get_string(c, "regionserver.advertised.host");
     const char *host = config_get_string(c, "regionserver.host");
+    s->inject_open_pause_ms = config_get_int64(c, "regionserver.inject.open.pause.ms");
     int rc = copy_str(s->root, sizeof(s->root), root, "root.dir");
     if (rc == ST_OK)
         rc = copy_str(s->host, sizeof(s->host), host, "regionserver.host");

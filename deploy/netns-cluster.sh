@@ -616,10 +616,10 @@ alive() {
 }
 echo "control: $(date +%T.%3N) $*" >>"$TMP/logs/control.log"
 case $verb in
-  kill) kill -KILL "$pid" ;;
-  term) kill -TERM "$pid" ;;
-  stop) kill -STOP "$pid" ;;
-  cont) kill -CONT "$pid" ;;
+  kill|term|stop|cont)
+    # Only a pid that still runs in the service's namespace (a recycled pid is not ours).
+    alive && ip netns pids "$ns" | grep -qx "$pid" || { echo "control: $svc is not running" >&2; exit 1; }
+    kill -"${verb^^}" "$pid" ;;
   alive) alive ;;
   start)
     if alive; then
@@ -632,11 +632,12 @@ case $verb in
     echo $! >"$TMP/pids/$svc"
     echo "$svc" >>"$TMP/adopted"
     mapfile -t health <"$TMP/spec/$svc/health"
-    for _ in $(seq 600); do
-      if [ ${#health[@]} = 0 ] || ip netns exec "$ns" timeout 10 "${health[@]}" >/dev/null 2>&1; then
+    deadline=$((SECONDS + 60))
+    while [ "$SECONDS" -lt "$deadline" ]; do
+      if [ ${#health[@]} = 0 ] || ip netns exec "$ns" timeout 5 "${health[@]}" >/dev/null 2>&1; then
         exit 0
       fi
-      sleep 0.1
+      sleep 0.2
     done
     echo "control: $svc not healthy 60 s after its start" >&2; exit 1 ;;
   cut-zk)
@@ -665,6 +666,14 @@ EOF
 # 0 if $1 (JSON) has "key": value equal to $3 at the first "key" after the text $2.
 json_field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$@"; }
 
+# Deletes the drill's nft table from every namespace (a run stopped mid-cut leaves one).
+heal_all() {
+  local ns
+  for ns in "${NAMESPACES[@]}"; do
+    ip netns exec "$ns" nft delete table inet strata_chaos 2>/dev/null || true
+  done
+}
+
 partition_drill() {
   write_control
   local st out rc=0
@@ -677,6 +686,7 @@ partition_drill() {
     --monkey-control "script:$TMP/control.sh" --monkey-session-timeout-ms "${st:-10000}" \
     --json >"$TMP/drill.json" 2>>"$TMP/logs/drill.log" || rc=$?
   cat "$TMP/logs/drill.log"
+  heal_all
   [ "$rc" = 0 ] || die "the partition drill's generate exited with $rc ($TMP/drill.json: $(head -c 2000 "$TMP/drill.json"))"
   local expected
   expected=$(json_field "$TMP/drill.json" 'd["expected"]')

@@ -591,6 +591,7 @@ static const char *await_transition(chaos_monkey *m, const chaos_region *r, bg_c
             }
         }
         strata_region_list_destroy(l);
+        clock_sleep_ms(1); /* a master that fails fast is not hammered */
     }
     return atomic_load(&c->done) ? "after the move returned" : "the move not yet seen";
 }

@@ -101,7 +101,15 @@ static int script_run(chaos_backend *b, const char *verb, const chaos_proc *p)
         port,      NULL};
     pid_t pid;
     fflush(NULL);
-    if (posix_spawn(&pid, b->script, NULL, NULL, argv, environ) != 0)
+    /* The script and what it starts get stdin, stdout and stderr only: not the client's
+     * sockets, nor a loader's. */
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        return -1;
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    int sr = posix_spawn(&pid, b->script, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (sr != 0)
         return -1;
     uint64_t deadline = clock_mono_ns() + (uint64_t)SCRIPT_TIMEOUT_MS * 1000000ull;
     for (;;) {
@@ -172,10 +180,10 @@ static void script_add(chaos_backend *b, chaos_role role, const char *server)
 
 static void script_list(chaos_backend *b, const strata_cluster_status_t *st)
 {
-    /* Keep what the monkey took down; forget what went away by itself. */
+    /* Keep what the monkey took down or cut off; forget what went away by itself. */
     size_t k = 0;
     for (size_t i = 0; i < b->n; i++)
-        if (b->procs[i].down || b->procs[i].paused)
+        if (b->procs[i].down || b->procs[i].paused || b->procs[i].cut)
             b->procs[k++] = b->procs[i];
     b->n = k;
     char first[256];
@@ -354,6 +362,7 @@ int chaos_backend_net(chaos_backend *b, chaos_proc *p, const char *verb)
         return st_error(ST_UNSUPPORTED, "%s does not do %s", b->script, verb);
     if (rc != 0)
         return st_error(ST_IO, "%s %s %s: the control script failed", b->script, verb, p->name);
+    p->cut = strcmp(verb, "heal") != 0;
     return ST_OK;
 }
 

@@ -10,7 +10,8 @@
  * ZooKeeper (the master znode and backup masters), the master's live servers, the
  * quorum string, and those it took down itself (kept, so that they are started again).
  *
- * Thread-safety: everything here runs on the monkey's thread.
+ * Thread-safety: everything here runs on the monkey's thread; the events are read by the
+ * driver only after the thread ended (chaos_events).
  */
 #ifndef STRATA_TOOLS_CHAOS_INTERNAL_H
 #define STRATA_TOOLS_CHAOS_INTERNAL_H
@@ -36,6 +37,7 @@ typedef struct chaos_proc {
     int port;  /* rpc port (ZooKeeper: its client port) */
     bool down; /* the monkey stopped or killed it and has not started it again */
     bool paused;
+    bool cut; /* the monkey cut its network and has not healed it */
 } chaos_proc;
 
 typedef struct chaos_backend chaos_backend;
@@ -93,7 +95,8 @@ struct chaos_monkey {
     strata_admin_t *admin; /* actions */
     strata_admin_t *poll;  /* polls, short timeout */
     chaos_snapshot snap;
-    uint64_t rng;
+    uint64_t rng;      /* targets */
+    uint64_t kind_rng; /* the order of the kinds: apart, so that a seed replays it */
     uint64_t seed;
     int nrs_expected; /* region servers the cluster should have live */
     chaos_event *ev;
@@ -102,7 +105,7 @@ struct chaos_monkey {
     bool started;
     atomic_bool stop;
     atomic_bool done;
-    pthread_mutex_t mu; /* guards ev/nev against a reader of chaos_events while running */
+    pthread_mutex_t mu; /* guards ev/nev (chaos_events reads them after the thread ended) */
 };
 
 /* ---- the view (chaos_view.c) ---- */

@@ -257,6 +257,16 @@ static void log_event(chaos_monkey *m, const chaos_event *e, bool begin)
 
 /* ---- the thread ---- */
 
+/* The stream the kinds are drawn from: apart from the targets' (chaos_rand), whose
+ * draws depend on the cluster's state, so that a seed replays the kinds. */
+static uint64_t kind_rand(chaos_monkey *m)
+{
+    m->kind_rng ^= m->kind_rng << 13;
+    m->kind_rng ^= m->kind_rng >> 7;
+    m->kind_rng ^= m->kind_rng << 17;
+    return m->kind_rng;
+}
+
 /* The kinds in the order a deterministic policy runs them: shuffled by the seed. */
 static size_t rotation(chaos_monkey *m, uint32_t mask, chaos_kind *order)
 {
@@ -265,7 +275,7 @@ static size_t rotation(chaos_monkey *m, uint32_t mask, chaos_kind *order)
         if (mask & K(k))
             order[n++] = (chaos_kind)k;
     for (size_t i = n; i > 1; i--) {
-        size_t j = (size_t)(chaos_rand(m) % i);
+        size_t j = (size_t)(kind_rand(m) % i);
         chaos_kind t = order[i - 1];
         order[i - 1] = order[j];
         order[j] = t;
@@ -320,7 +330,7 @@ static void *monkey_main(void *arg)
     for (int done = 0; norder && !out_of_bounds(m, done, end); done++) {
         uint64_t due = clock_mono_ns() + (uint64_t)period * 1000000ull;
         chaos_kind kind =
-            p->deterministic ? order[(size_t)done % norder] : order[chaos_rand(m) % norder];
+            p->deterministic ? order[(size_t)done % norder] : order[kind_rand(m) % norder];
         chaos_event e;
         memset(&e, 0, sizeof(e));
         e.seq = done + 1;
@@ -365,6 +375,7 @@ int chaos_start(const chaos_opts *o, chaos_monkey **out)
     atomic_init(&m->done, false);
     m->seed = o->seed ? o->seed : (clock_mono_ns() ^ (uint64_t)clock_now_ms()) | 1;
     m->rng = m->seed;
+    m->kind_rng = (m->seed * 0x9e3779b97f4a7c15ull) | 1;
     char *err = NULL;
     int rc = chaos_snapshot_init(&m->snap);
     if (rc == ST_OK)

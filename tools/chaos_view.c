@@ -142,7 +142,7 @@ bool chaos_settled(chaos_monkey *m)
         return false;
     for (size_t i = 0; i < chaos_backend_count(m->b); i++) {
         chaos_proc *p = chaos_backend_proc(m->b, i);
-        if (p->down || p->paused)
+        if (p->down || p->paused || p->cut)
             return false;
     }
     return true;
@@ -167,6 +167,16 @@ bool chaos_wait_recovered(chaos_monkey *m, char (*excluded)[CHAOS_SERVER_MAX], s
     }
 }
 
+/* A process the monkey did not take down counts as gone only if it is seen not running
+ * twice, 300 ms apart: one look at /proc can miss a process that is starting. */
+static bool gone(chaos_backend *b, chaos_proc *p)
+{
+    if (chaos_backend_alive(b, p))
+        return false;
+    clock_sleep_ms(300);
+    return !chaos_backend_alive(b, p);
+}
+
 /* Resumes what is paused and starts what is down or no longer runs. */
 static void restart_all(chaos_monkey *m, chaos_event *e)
 {
@@ -177,9 +187,11 @@ static void restart_all(chaos_monkey *m, chaos_event *e)
             chaos_proc *p = chaos_backend_proc(b, i);
             if ((int)p->role != role)
                 continue;
+            if (p->cut && chaos_backend_net(b, p, "heal") != ST_OK)
+                chaos_fail(e, "heal", st_errmsg());
             if (p->paused && chaos_backend_signal(b, p, SIGCONT) != ST_OK)
                 chaos_fail(e, "resume", st_errmsg());
-            if ((p->down || !chaos_backend_alive(b, p)) && chaos_backend_start(b, p, 0) != ST_OK)
+            if ((p->down || gone(b, p)) && chaos_backend_start(b, p, 0) != ST_OK)
                 chaos_fail(e, "restart", st_errmsg());
         }
 }

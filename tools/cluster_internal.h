@@ -21,7 +21,10 @@
  * holding the ports), and its command line is the one this cluster started (it names the
  * cluster's directory), so a recycled pid is never signalled.
  *
- * Thread-safety: none needed; the command runs on one thread.
+ * Thread-safety: a cluster's state is used from one thread at a time (`strata cluster`,
+ * or the chaos monkey's thread beside a load's threads). cluster_spawn keeps the argv
+ * strings in static storage and is not reentrant; the child it forks runs only
+ * async-signal-safe calls before exec, so other threads of the process cannot deadlock it.
  */
 #ifndef STRATA_TOOLS_CLUSTER_INTERNAL_H
 #define STRATA_TOOLS_CLUSTER_INTERNAL_H

@@ -148,9 +148,12 @@ int cluster_restart_proc(cluster_state *s, cluster_proc *p, int timeout_ms)
 {
     char ready[CLUSTER_PATH_MAX];
     int rc = ST_OK;
-    if (cluster_signal(s, p, SIGTERM) && cluster_wait_dead(s, &p, 1, RESTART_STOP_WAIT_MS) > 0)
-        printf("%s did not exit within %d ms after SIGTERM: killed (SIGKILL)\n", p->name,
-               RESTART_STOP_WAIT_MS);
+    /* Also when it is no longer ours to signal: one on its way out (its main thread gone)
+     * still holds its ports, and a new one started now could not listen. */
+    bool termed = cluster_signal(s, p, SIGTERM);
+    if (cluster_wait_dead(s, &p, 1, RESTART_STOP_WAIT_MS) > 0)
+        fprintf(stderr, "%s did not exit within %d ms%s: killed (SIGKILL)\n", p->name,
+                RESTART_STOP_WAIT_MS, termed ? " after SIGTERM" : "");
     cluster_ready_path(s, p->name, ready, sizeof(ready));
     unlink(ready);
     if (p->kind == CLUSTER_ZK)

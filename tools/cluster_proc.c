@@ -21,7 +21,10 @@
  * ports; counting it dead let `restart` start the new one into "Address already in
  * use". Its command line is then read through a live thread (the leader's is empty).
  *
- * Thread-safety: none needed; one command on one thread.
+ * Thread-safety: a cluster's state is used from one thread at a time (`strata cluster`,
+ * or the chaos monkey's thread beside a load's threads). cluster_spawn keeps the argv
+ * strings in static storage and is not reentrant; the child it forks runs only
+ * async-signal-safe calls before exec, so other threads of the process cannot deadlock it.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -257,8 +260,10 @@ static void exec_detached(const char *log, const char *path, char *const argv[],
         execvp(path, argv);
     else
         execv(path, argv);
+    /* Only async-signal-safe calls here: the parent may have other threads (a chaos
+     * monkey beside a load), and one may have held malloc's or the locale's lock at the
+     * fork. The parent reports the exec's errno (await_exec). */
     int err = errno;
-    dprintf(2, "strata cluster: exec %s: %s\n", path, strerror(err));
     if (keep >= 0 && write(keep, &err, sizeof(err)) < 0)
         err = 0;
     _exit(127);

@@ -57,9 +57,9 @@ typedef struct vll_opts {
                           * vll_generate_stop */
     double duration_s;   /* generate: > 0: lists until this time is up (checked between
                           * lists) */
-    double grace_s;      /* generate: a failing write is retried until duration_s + grace_s
-                          * after the start (with duration_s) or grace_s after its first
-                          * failure (without); default 60 */
+    double grace_s;      /* generate: a failing write is retried until grace_s after its
+                          * first failure, and with duration_s at least until duration_s +
+                          * grace_s after the start; default 60 */
     uint64_t seed;       /* generate: the keys' random seed; 0: from the clock */
     double rate;         /* generate: nodes per second per loader (batches are sent when
                           * due); 0: as fast as they go */

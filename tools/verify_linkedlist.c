@@ -128,9 +128,13 @@ static strata_mutation_t *node_put(const loader *ld, const node_batch *nb, size_
 static uint64_t retry_deadline(const vll_run *r, uint64_t first_fail_ns)
 {
     uint64_t grace = (uint64_t)(r->o.grace_s * NS_PER_S);
-    if (r->o.duration_s > 0)
-        return r->start_ns + (uint64_t)(r->o.duration_s * NS_PER_S) + grace;
-    return first_fail_ns + grace;
+    uint64_t own = first_fail_ns + grace;
+    if (r->o.duration_s > 0) {
+        /* A list still being written at the end of the run gets its grace too. */
+        uint64_t run_end = r->start_ns + (uint64_t)(r->o.duration_s * NS_PER_S) + grace;
+        return run_end > own ? run_end : own;
+    }
+    return own;
 }
 
 /* Sends the pending actions once: ST_OK when all were acknowledged, else ST_IO with

@@ -543,6 +543,16 @@ static void monkey_json(json_writer *w, chaos_monkey *m, const chaos_load *load)
     json_u64(w, chaos_seed(m));
 }
 
+/* Waits until the monkey ended by its bounds (its last action restored) and load_s
+ * seconds passed since now. */
+static void monkey_wait(chaos_monkey *m, double load_s)
+{
+    uint64_t end = clock_mono_ns() + (uint64_t)(load_s * 1e9);
+    while (!chaos_finished(m) || clock_mono_ns() < end)
+        clock_sleep_ms(50);
+    chaos_wait(m);
+}
+
 /* Starts the monkey beside a running load; on failure the caller stops the load. */
 static int monkey_start(cli *c, chaos_monkey **m)
 {
@@ -561,6 +571,14 @@ static int run_generate(cli *c)
         fprintf(stderr, "%s: %s\n", c->prog, st_errmsg());
         return EXIT_USAGE;
     }
+    /* With a monkey the load runs until the monkey's last action restored the cluster
+     * (and at least --duration), so every fault's stall is measured on a running load. */
+    double load_s = c->ll.duration_s;
+    bool until_monkey = c->monkey && !c->iterations_set;
+    if (until_monkey) {
+        c->ll.duration_s = 0;
+        c->ll.iterations = 0;
+    }
     rc = vll_generate_start(&c->ll, &r);
     if (rc == ST_OK && (rc = monkey_start(c, &m)) != ST_OK) {
         fprintf(stderr, "%s: %s\n", c->prog, st_errmsg());
@@ -572,9 +590,14 @@ static int run_generate(cli *c)
         fprintf(stderr, "%s: %s\n", c->prog, st_errmsg());
         return EXIT_NOT_RUN;
     }
-    vll_generate_wait(r);
-    if (m)
-        chaos_stop(m); /* after the action under way restored the cluster */
+    if (until_monkey) {
+        monkey_wait(m, load_s);
+        vll_generate_stop(r);
+    } else {
+        vll_generate_wait(r);
+        if (m)
+            chaos_stop(m); /* after the action under way restored the cluster */
+    }
     vll_gen_result g;
     vll_generate_result(r, &g);
     const vstats_thread *threads[VLL_MAX_LOADERS];
@@ -834,6 +857,9 @@ static int run_acid(cli *c)
         fprintf(stderr, "%s: %s\n", c->prog, st_errmsg());
         return EXIT_USAGE;
     }
+    double load_s = c->acid.duration_s;
+    if (c->monkey)
+        c->acid.duration_s = 30 * 86400.0; /* ended by vacid_stop once the monkey is done */
     if (vacid_start(&c->acid, &r) != ST_OK) {
         fprintf(stderr, "%s: %s\n", c->prog, st_errmsg());
         return EXIT_NOT_RUN;
@@ -844,9 +870,12 @@ static int run_acid(cli *c)
         vacid_free(r);
         return EXIT_NOT_RUN;
     }
-    vacid_wait(r);
-    if (m)
-        chaos_stop(m);
+    if (m) {
+        monkey_wait(m, load_s);
+        vacid_stop(r);
+    } else {
+        vacid_wait(r);
+    }
     vacid_result res;
     vacid_result_get(r, &res);
     bool passed = vacid_passed(&res);

@@ -32,12 +32,13 @@
 # STRATA_DOCKER_CACHE=none keeps no tar. The image is minbase, not Docker Hub's slim
 # image: enough for `FROM debian:bookworm-slim` with apt-get.
 #
-# stop: for a private engine, removes its containers, SIGTERMs dockerd (only if the
-# recorded pid is still the process with the recorded start time), SIGKILLs it after
-# STRATA_DOCKER_STOP_S (30 s), then SIGKILLs the containerd and shims that name
+# stop: for a private engine, removes its containers and networks, SIGTERMs dockerd (only
+# if the recorded pid is still the process with the recorded start time), SIGKILLs it
+# after STRATA_DOCKER_STOP_S (30 s), then SIGKILLs the containerd and shims that name
 # STATE_DIR on their command line, unmounts whatever is mounted under STATE_DIR (dockerd
 # bind-mounts its data root, network namespaces and /dev/shm of containers) and removes
-# the engine's files. For an external engine it only forgets it.
+# the engine's files and any bridge of its networks left. For an external engine it only
+# forgets it. A dockerd that died by itself leaves its networks' bridges (br-ID).
 #
 # Exit status: 0 on success, 1 on failure (the end of dockerd's log is printed), 2 for bad
 # usage or a missing prerequisite.
@@ -57,6 +58,9 @@ state=${state%/}
 SOCK=$state/docker.sock
 CACHE=${STRATA_DOCKER_CACHE:-/var/tmp/strata-docker-cache}
 IMAGE=debian:bookworm-slim
+# The containers' cgroups, under this parent: stop kills what is left in them.
+CGROUP=strata-docker-$(printf %s "$state" | cksum | cut -d ' ' -f 1)
+relaunch=1 # stop may start a dead engine's dockerd once to let it remove what it made
 
 log() { echo "docker-engine: $*" >&2; }
 
@@ -101,6 +105,34 @@ external_host() {
   return 0
 }
 
+# Starts the private dockerd and waits up to $1 s for it to answer: 0, and $pid; 1 (the
+# end of its log printed) if it exited or did not answer in time.
+launch() {
+  local limit=$1 i=0
+  mkdir -p "$state/data" "$state/exec"
+  # Its own config file, and the trust key there too, not in /etc/docker.
+  printf '{"deprecated-key-path": "%s/key.json"}\n' "$state" >"$state/daemon.json"
+  (exec setsid dockerd --iptables=false --ip6tables=false --bridge=none \
+    --storage-driver=vfs --data-root "$state/data" --exec-root "$state/exec" \
+    --pidfile "$state/docker.pid" -H "unix://$SOCK" --config-file "$state/daemon.json" \
+    --cgroup-parent "$CGROUP" --shutdown-timeout 5 \
+    --default-address-pool base=10.233.0.0/16,size=24 \
+    </dev/null >>"$state/dockerd.log" 2>&1) &
+  pid=$!
+  sleep 0.1
+  echo "private $pid $(starttime "$pid")" >"$state/engine"
+  echo "unix://$SOCK" >"$state/docker-host"
+  while ! docker -H "unix://$SOCK" info >/dev/null 2>&1; do
+    if [ -z "$(starttime "$pid")" ] || [ $i -ge $((limit * 5)) ]; then
+      log "dockerd did not answer within ${limit} s (or exited); the end of its log:"
+      tail -n 30 "$state/dockerd.log" >&2 || true
+      return 1
+    fi
+    sleep 0.2
+    i=$((i + 1))
+  done
+}
+
 cmd_start() {
   mkdir -p "$state"
   local host pid
@@ -134,29 +166,11 @@ cmd_start() {
     log "STATE_DIR is too long for a unix socket path: $state"
     exit 2
   fi
-  mkdir -p "$state/data" "$state/exec"
-  # Its own config file, and the trust key there too, not in /etc/docker.
-  printf '{"deprecated-key-path": "%s/key.json"}\n' "$state" >"$state/daemon.json"
-  (exec setsid dockerd --iptables=false --ip6tables=false --bridge=none \
-    --storage-driver=vfs --data-root "$state/data" --exec-root "$state/exec" \
-    --pidfile "$state/docker.pid" -H "unix://$SOCK" --config-file "$state/daemon.json" \
-    --shutdown-timeout 5 --default-address-pool base=10.233.0.0/16,size=24 \
-    </dev/null >"$state/dockerd.log" 2>&1) &
-  pid=$!
-  sleep 0.1
-  echo "private $pid $(starttime "$pid")" >"$state/engine"
-  echo "unix://$SOCK" >"$state/docker-host"
-  local limit=${STRATA_DOCKER_START_S:-60} i=0
-  while ! docker -H "unix://$SOCK" info >/dev/null 2>&1; do
-    if [ -z "$(starttime "$pid")" ] || [ $i -ge $((limit * 5)) ]; then
-      log "dockerd did not answer within ${limit} s (or exited); the end of its log:"
-      tail -n 30 "$state/dockerd.log" >&2 || true
-      cmd_stop_quiet
-      exit 1
-    fi
-    sleep 0.2
-    i=$((i + 1))
-  done
+  if ! launch "${STRATA_DOCKER_START_S:-60}"; then
+    relaunch=0
+    cmd_stop_quiet
+    exit 1
+  fi
   log "private dockerd $pid on unix://$SOCK (log $state/dockerd.log)"
   echo "DOCKER_HOST=unix://$SOCK"
 }
@@ -262,35 +276,74 @@ kill_leftovers() {
   done
 }
 
+# SIGKILL to every process left in the containers' cgroups (thawed first: a frozen
+# process takes no signal), then the cgroups removed.
+kill_cgroups() {
+  local d f p
+  for d in $(find /sys/fs/cgroup -mindepth 1 -maxdepth 4 -type d -name "$CGROUP" 2>/dev/null); do
+    for f in $(find "$d" -name freezer.state); do echo THAWED >"$f" 2>/dev/null || true; done
+    for f in $(find "$d" -name cgroup.freeze); do echo 0 >"$f" 2>/dev/null || true; done
+    for p in $(find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null); do
+      kill -KILL "$p" 2>/dev/null || true
+    done
+  done
+  sleep 0.2
+  for d in $(find /sys/fs/cgroup -mindepth 1 -maxdepth 4 -type d -name "$CGROUP" 2>/dev/null); do
+    find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || true
+  done
+}
+
+# Stops the running private dockerd $1: its containers and networks removed first.
+stop_dockerd() {
+  local pid=$1 ids b i=0
+  ids=$(docker -H "unix://$SOCK" ps -aq 2>/dev/null || true)
+  [ -z "$ids" ] || docker -H "unix://$SOCK" rm -f $ids >/dev/null 2>&1 || true
+  # dockerd keeps the bridges of user-defined networks when it stops: remove the
+  # networks, and after it exits any bridge of theirs that is still there.
+  for b in $(docker -H "unix://$SOCK" network ls -q --filter driver=bridge 2>/dev/null); do
+    bridges="$bridges br-$(printf %.12s "$b")"
+  done
+  docker -H "unix://$SOCK" network prune -f >/dev/null 2>&1 || true
+  kill -TERM "$pid" 2>/dev/null || true
+  while [ -n "$(starttime "$pid")" ] && [ $i -lt $((${STRATA_DOCKER_STOP_S:-30} * 10)) ]; do
+    sleep 0.1
+    i=$((i + 1))
+  done
+  if [ -n "$(starttime "$pid")" ]; then
+    log "dockerd $pid still runs: SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+}
+
 cmd_stop_quiet() {
-  local pid i
+  local b bridges=""
   if [ "$(engine_kind)" = external ]; then
     rm -f "$state/engine" "$state/docker-host"
     rmdir "$state" 2>/dev/null || true
     return 0
   fi
   pid=$(private_pid)
-  if [ -n "$pid" ]; then
-    local ids
-    ids=$(docker -H "unix://$SOCK" ps -aq 2>/dev/null || true)
-    [ -z "$ids" ] || docker -H "unix://$SOCK" rm -f $ids >/dev/null 2>&1 || true
-    kill -TERM "$pid" 2>/dev/null || true
-    i=0
-    while [ -n "$(starttime "$pid")" ] && [ $i -lt $((${STRATA_DOCKER_STOP_S:-30} * 10)) ]; do
-      sleep 0.1
-      i=$((i + 1))
-    done
-    if [ -n "$(starttime "$pid")" ]; then
-      log "dockerd $pid still runs: SIGKILL"
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
+  if [ -z "$pid" ] && [ "$(engine_kind)" = private ] && [ -d "$state/data/network" ] &&
+    [ "$relaunch" = 1 ]; then
+    # It died or was killed: what ran in its containers goes, then its dockerd once more
+    # (20 s at most) removes the containers and networks it knows.
+    log "dockerd is gone: starting it once more to remove its containers and networks"
+    kill_cgroups
+    kill_leftovers
+    launch 20 || pid=$(private_pid)
   fi
+  [ -z "$pid" ] || stop_dockerd "$pid"
+  for b in $bridges; do
+    ! ip link show "$b" >/dev/null 2>&1 || ip link del "$b" 2>/dev/null || true
+  done
   if [ -d "$state" ]; then
+    kill_cgroups
     kill_leftovers
     unmount_all
     rm -rf --one-file-system "$state/data" "$state/exec"
     rm -f "$state/engine" "$state/docker-host" "$state/docker.sock" "$state/docker.pid" \
-      "$state/daemon.json" "$state/key.json" "$state/dockerd.log" "$state/rootfs.tar" "$state/rootfs.lock"
+      "$state/daemon.json" "$state/key.json" "$state/dockerd.log" "$state/rootfs.tar" \
+      "$state/rootfs.lock"
     rmdir "$state" 2>/dev/null || true
   fi
 }

@@ -5,7 +5,8 @@ need=(cmake make gcc pkg-config libcmocka-dev libzstd-dev librocksdb-dev libleve
       libevent-dev libprotobuf-c-dev protobuf-c-compiler redis-server redis-tools
       zookeeper libzookeeper-mt-dev libssl-dev libedit-dev
       clang libclang-rt-14-dev  # tests/fuzz/run.sh: clang's libFuzzer and sanitizers
-      docker-compose curl iproute2 nftables python3)  # the last line: tests/integration/test_deploy.c
+      docker-compose curl iproute2 nftables python3  # tests/integration/test_deploy.c
+      debootstrap)  # deploy/docker-engine.sh base-image (test_chaos_docker.c)
 missing=()
 for p in "${need[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -27,7 +27,7 @@
 # of `debootstrap --variant=minbase bookworm` from the Debian mirror apt uses (the first
 # bookworm entry of /etc/apt/sources.list or /etc/apt/sources.list.d/*, or
 # $STRATA_DEBIAN_MIRROR), as a tar kept in the image cache $STRATA_DOCKER_CACHE (default
-# /var/tmp/strata-docker-cache/debian-bookworm-minbase.tar), so that only the first run
+# /var/tmp/strata-docker-cache/debian-bookworm-minbase-2.tar), so that only the first run
 # on a machine runs debootstrap (about 35 s); later ones only `docker import` it.
 # STRATA_DOCKER_CACHE=none keeps no tar. The image is minbase, not Docker Hub's slim
 # image: enough for `FROM debian:bookworm-slim` with apt-get.
@@ -215,7 +215,7 @@ cmd_base_image() {
     tar=$state/rootfs.tar
   else
     mkdir -p "$CACHE"
-    tar=$CACHE/debian-bookworm-minbase.tar
+    tar=$CACHE/debian-bookworm-minbase-2.tar  # -2: / is 0755 (an older tar had 0700)
   fi
   # One debootstrap at a time per cache: a second caller waits and then imports.
   exec 9>"${tar%.tar}.lock"
@@ -234,6 +234,9 @@ cmd_base_image() {
       exit 1
     fi
     rm -rf --one-file-system "$work/var/cache/apt/archives"/*.deb "$work/var/lib/apt/lists"/*
+    # The tar's "." is the image's /: mktemp made it 0700, which no non-root user of an
+    # image built on it could enter.
+    chmod 0755 "$work"
     tar -C "$work" -cf "$tar.tmp" .
     mv "$tar.tmp" "$tar"
     rm -rf --one-file-system "$work" "$work.log"

@@ -359,6 +359,18 @@ static void start_waits_for_health(void **state)
         fail_msg("start returned after %.1f s, before the health check could pass", s);
 }
 
+/* Regression: the imported base image's / was 0700 (the mode of debootstrap's mktemp
+ * directory), so no image built on it could run as a non-root user. */
+static void the_base_image_admits_other_users(void **state)
+{
+    (void)state;
+    char name[160], out[256];
+    snprintf(name, sizeof(name), "%s-nobody", project);
+    docker(out, sizeof(out), "run", "--rm", "--name", name, "--user", "65534:65534",
+           "debian:bookworm-slim", "/bin/ls", "/usr/bin/env", NULL);
+    assert_string_equal(out, "/usr/bin/env");
+}
+
 /* ---- setup ---- */
 
 /* Starts the engine and the image, sets DOCKER_HOST and STRATA_CHAOS_PROJECT, creates
@@ -438,6 +450,7 @@ int main(void)
         return rc;
     }
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_base_image_admits_other_users),
         cmocka_unit_test(verbs),
         cmocka_unit_test(exit_codes),
         cmocka_unit_test(restarting_is_not_alive),

@@ -130,6 +130,11 @@ int chaos_restore(chaos_monkey *m, chaos_event *e);
 /* The servers (instances) holding regions now; a random one's region server into out. */
 chaos_proc *chaos_pick_holder(chaos_monkey *m, char *server, size_t cap);
 uint64_t chaos_rand(chaos_monkey *m);
+/* One xorshift64 step of *s (never 0 when *s is not): the monkey's random streams. */
+uint64_t chaos_xorshift(uint64_t *s);
+/* The nearest-rank percentile p (0..1) of sorted[0..n): the smallest value with at least
+ * p of the values at or below it; 0 for none. */
+double chaos_rank(const double *sorted, size_t n, double p);
 void chaos_fail(chaos_event *e, const char *what, const char *why);
 void chaos_sleep_ms(chaos_monkey *m, int ms); /* returns early when asked to stop */
 

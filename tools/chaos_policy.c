@@ -18,7 +18,6 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -261,10 +260,7 @@ static void log_event(chaos_monkey *m, const chaos_event *e, bool begin)
  * draws depend on the cluster's state, so that a seed replays the kinds. */
 static uint64_t kind_rand(chaos_monkey *m)
 {
-    m->kind_rng ^= m->kind_rng << 13;
-    m->kind_rng ^= m->kind_rng >> 7;
-    m->kind_rng ^= m->kind_rng << 17;
-    return m->kind_rng;
+    return chaos_xorshift(&m->kind_rng);
 }
 
 /* The kinds in the order a deterministic policy runs them: shuffled by the seed. */
@@ -472,15 +468,6 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double pct(const double *v, size_t n, double p)
-{
-    if (!n)
-        return 0;
-    /* nearest rank: the smallest value with at least p of the values at or below it */
-    size_t r = (size_t)ceil(p * (double)n);
-    return v[r ? (r <= n ? r - 1 : n - 1) : 0];
-}
-
 bool chaos_all_ok(const chaos_event *ev, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -526,12 +513,12 @@ void chaos_summary(FILE *f, const chaos_event *ev, size_t n, bool json)
             fprintf(f,
                     "%s\"%s\":{\"done\":%zu,\"skipped\":%zu,\"failed\":%zu,"
                     "\"recovery_s\":{\"n\":%zu,\"median\":%.3f,\"p90\":%.3f,\"max\":%.3f}}",
-                    first ? "" : ",", chaos_kind_name((chaos_kind)k), d, s, fl, nv, pct(v, nv, 0.5),
-                    pct(v, nv, 0.9), nv ? v[nv - 1] : 0);
+                    first ? "" : ",", chaos_kind_name((chaos_kind)k), d, s, fl, nv,
+                    chaos_rank(v, nv, 0.5), chaos_rank(v, nv, 0.9), nv ? v[nv - 1] : 0);
             first = false;
         } else {
             fprintf(f, "%-22s %5zu %7zu %6zu %9.2f %9.2f %9.2f\n", chaos_kind_name((chaos_kind)k),
-                    d, s, fl, pct(v, nv, 0.5), pct(v, nv, 0.9), nv ? v[nv - 1] : 0);
+                    d, s, fl, chaos_rank(v, nv, 0.5), chaos_rank(v, nv, 0.9), nv ? v[nv - 1] : 0);
         }
     }
     if (json)

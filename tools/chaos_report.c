@@ -2,10 +2,10 @@
  * chaos_report.c - stalls and recovery times of a chaos run under a load
  * (tools/chaos_report.h).
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/chaos_internal.h"
 #include "tools/chaos_report.h"
 
 typedef struct dist {
@@ -21,11 +21,7 @@ static int cmp_double(const void *a, const void *b)
 
 static double at(const dist *d, double p)
 {
-    if (!d->n)
-        return 0;
-    /* nearest rank: the smallest value with at least p of the values at or below it */
-    size_t r = (size_t)ceil(p * (double)d->n);
-    return d->v[r ? (r <= d->n ? r - 1 : d->n - 1) : 0];
+    return chaos_rank(d->v, d->n, p);
 }
 
 static double secs(uint64_t from, uint64_t to)

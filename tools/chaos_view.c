@@ -7,6 +7,7 @@
  * A poll that fails (no master answering, a timeout) counts as not recovered and not
  * settled. Polls run every POLL_MS through their own admin handle with a short timeout.
  */
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +19,25 @@
 
 #define POLL_MS 100
 
+uint64_t chaos_xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
 uint64_t chaos_rand(chaos_monkey *m)
 {
-    m->rng ^= m->rng << 13;
-    m->rng ^= m->rng >> 7;
-    m->rng ^= m->rng << 17;
-    return m->rng;
+    return chaos_xorshift(&m->rng);
+}
+
+double chaos_rank(const double *sorted, size_t n, double p)
+{
+    if (!n)
+        return 0;
+    size_t r = (size_t)ceil(p * (double)n);
+    return sorted[r ? (r <= n ? r - 1 : n - 1) : 0];
 }
 
 void chaos_fail(chaos_event *e, const char *what, const char *why)

@@ -47,18 +47,9 @@ static int run_chaos(const char *args, char **out)
     bool remote = strstr(args, "--zk.quorum") != NULL;
     snprintf(cmd, sizeof(cmd), "%s chaos %s%s %s 2>&1", getenv("STRATA_BIN"),
              remote ? "" : "--dir ", remote ? "" : tc_dir(cluster), args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    buf_t b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0)
-        assert_int_equal(buf_append(&b, chunk, n), ST_OK);
-    assert_int_equal(buf_append_u8(&b, 0), ST_OK);
-    int status = pclose(p);
-    *out = (char *)b.data;
-    assert_true(WIFEXITED(status));
-    return WEXITSTATUS(status);
+    int status = tu_capture(cmd, out);
+    assert_true(status >= 0);
+    return status;
 }
 
 static size_t count(const char *s, const char *what)
@@ -283,16 +274,6 @@ static void load_table(void)
     strata_client_close(c);
 }
 
-static bool have_zookeeper(void)
-{
-    DIR *d = opendir("/usr/share/java");
-    bool jar = false;
-    for (struct dirent *e; d && (e = readdir(d));)
-        jar |= strncmp(e->d_name, "zookeeper", 9) == 0;
-    if (d)
-        closedir(d);
-    return jar && system("java -version >/dev/null 2>&1") == 0;
-}
 
 static int start(void **state)
 {
@@ -320,7 +301,7 @@ int main(void)
 {
     if (!getenv("STRATA_BIN"))
         return tu_skip_all("test_chaos", "STRATA_BIN is not set (ctest sets it)");
-    if (!have_zookeeper())
+    if (!tu_have_zookeeper())
         return tu_skip_all("test_chaos", "ZooKeeper is not installed (java, /usr/share/java)");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(admin_actions_recover),

@@ -210,16 +210,6 @@ static void a_killed_destination_reopens_in_time(void **state)
     strata_admin_close(a);
 }
 
-static bool have_zookeeper(void)
-{
-    DIR *d = opendir("/usr/share/java");
-    bool jar = false;
-    for (struct dirent *e; d && (e = readdir(d));)
-        jar |= strncmp(e->d_name, "zookeeper", 9) == 0;
-    if (d)
-        closedir(d);
-    return jar && system("java -version >/dev/null 2>&1") == 0;
-}
 
 static int start(void **state)
 {
@@ -246,7 +236,7 @@ int main(void)
 {
     if (!getenv("STRATA_BIN"))
         return tu_skip_all("test_move_kill", "STRATA_BIN is not set (ctest sets it)");
-    if (!have_zookeeper())
+    if (!tu_have_zookeeper())
         return tu_skip_all("test_move_kill", "ZooKeeper is not installed (java, /usr/share/java)");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_killed_destination_reopens_in_time),

@@ -39,18 +39,9 @@ static int run(const char *args, char **out)
 {
     char cmd[2048];
     snprintf(cmd, sizeof(cmd), "%s %s --dir %s", getenv("STRATA_BIN"), args, tc_dir(cluster));
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    buf_t b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0)
-        assert_int_equal(buf_append(&b, chunk, n), ST_OK);
-    assert_int_equal(buf_append_u8(&b, 0), ST_OK);
-    int status = pclose(p);
-    *out = (char *)b.data;
-    assert_true(WIFEXITED(status));
-    return WEXITSTATUS(status);
+    int status = tu_capture(cmd, out);
+    assert_true(status >= 0);
+    return status;
 }
 
 /* The number after "key": at its first occurrence at or after from; -1 if none. */
@@ -135,16 +126,6 @@ static void hbck_finds_it_consistent(void **state)
     free(out);
 }
 
-static bool have_zookeeper(void)
-{
-    DIR *d = opendir("/usr/share/java");
-    bool jar = false;
-    for (struct dirent *e; d && (e = readdir(d));)
-        jar |= strncmp(e->d_name, "zookeeper", 9) == 0;
-    if (d)
-        closedir(d);
-    return jar && system("java -version >/dev/null 2>&1") == 0;
-}
 
 static int start(void **state)
 {
@@ -169,7 +150,7 @@ int main(void)
 {
     if (!getenv("STRATA_BIN"))
         return tu_skip_all("test_reliability", "STRATA_BIN is not set (ctest sets it)");
-    if (!have_zookeeper())
+    if (!tu_have_zookeeper())
         return tu_skip_all("test_reliability",
                            "ZooKeeper is not installed (java, /usr/share/java)");
     const struct CMUnitTest tests[] = {

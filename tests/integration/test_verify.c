@@ -42,18 +42,9 @@ static int run_verify(const char *args, char **out)
     char cmd[2048];
     snprintf(cmd, sizeof(cmd), "%s verify %s --dir %s 2>%s/stderr", getenv("STRATA_BIN"), args,
              tc_dir(cluster), tmp);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    buf_t b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0)
-        assert_int_equal(buf_append(&b, chunk, n), ST_OK);
-    assert_int_equal(buf_append_u8(&b, 0), ST_OK);
-    int status = pclose(p);
-    *out = (char *)b.data;
-    assert_true(WIFEXITED(status));
-    if (WEXITSTATUS(status) >= 3) {
+    int status = tu_capture(cmd, out);
+    assert_true(status >= 0);
+    if (status >= 3) {
         char path[512];
         buf_t e = {0};
         snprintf(path, sizeof(path), "%s/stderr", tmp);
@@ -61,7 +52,7 @@ static int run_verify(const char *args, char **out)
             fprintf(stderr, "%.*s", (int)e.len, (char *)e.data);
         buf_free(&e);
     }
-    return WEXITSTATUS(status);
+    return status;
 }
 
 static char *read_stderr(void)
@@ -277,16 +268,6 @@ static void bad_arguments_are_refused(void **state)
     }
 }
 
-static bool have_zookeeper(void)
-{
-    DIR *d = opendir("/usr/share/java");
-    bool jar = false;
-    for (struct dirent *e; d && (e = readdir(d));)
-        jar |= strncmp(e->d_name, "zookeeper", 9) == 0;
-    if (d)
-        closedir(d);
-    return jar && system("java -version >/dev/null 2>&1") == 0;
-}
 
 static int start(void **state)
 {
@@ -313,7 +294,7 @@ int main(void)
 {
     if (!getenv("STRATA_BIN"))
         return tu_skip_all("test_verify", "STRATA_BIN is not set (ctest sets it)");
-    if (!have_zookeeper())
+    if (!tu_have_zookeeper())
         return tu_skip_all("test_verify", "ZooKeeper is not installed (java, /usr/share/java)");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(generate_then_verify),      cmocka_unit_test(duration_stops_between_lists),

@@ -279,16 +279,6 @@ static void bad_arguments_are_refused(void **state)
     }
 }
 
-static bool have_zookeeper(void)
-{
-    DIR *d = opendir("/usr/share/java");
-    bool jar = false;
-    for (struct dirent *e; d && (e = readdir(d));)
-        jar |= strncmp(e->d_name, "zookeeper", 9) == 0;
-    if (d)
-        closedir(d);
-    return jar && system("java -version >/dev/null 2>&1") == 0;
-}
 
 static int start(void **state)
 {
@@ -316,7 +306,7 @@ int main(void)
 {
     if (!getenv("STRATA_BIN"))
         return tu_skip_all("test_ycsb", "STRATA_BIN is not set (ctest sets it)");
-    if (!have_zookeeper())
+    if (!tu_have_zookeeper())
         return tu_skip_all("test_ycsb", "ZooKeeper is not installed (java, /usr/share/java)");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(workload_a_with_time_series),

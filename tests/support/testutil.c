@@ -11,12 +11,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/clock.h"
 #include "common/fileio.h"
 #include "common/status.h"
@@ -170,4 +173,30 @@ int tu_get(region *r, const char *row, const char *fam, const char *qual, char *
     }
     scan_result_free(&res);
     return rc;
+}
+
+bool tu_have_zookeeper(void)
+{
+    DIR *d = opendir("/usr/share/java");
+    bool jar = false;
+    for (struct dirent *e; d && (e = readdir(d));)
+        jar |= strncmp(e->d_name, "zookeeper", 9) == 0;
+    if (d)
+        closedir(d);
+    return jar && system("java -version >/dev/null 2>&1") == 0;
+}
+
+int tu_capture(const char *cmd, char **out)
+{
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    buf_t b = {0};
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0)
+        assert_int_equal(buf_append(&b, chunk, n), ST_OK);
+    assert_int_equal(buf_append_u8(&b, 0), ST_OK);
+    int status = pclose(p);
+    *out = (char *)b.data;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

@@ -65,4 +65,11 @@ int tu_exit_status(int failed);
  * tu_exit_status. A STRATA_TEST_SEED that is not a number fails the running case. */
 unsigned tu_seed(const char *what);
 
+/* Whether ZooKeeper can run here: a zookeeper jar in /usr/share/java and a `java`. */
+bool tu_have_zookeeper(void);
+/* Runs cmd through the shell: its stdout into *out (malloc'ed, NUL-terminated; failing
+ * the running case if it cannot be read), returns its exit status, or -1 if it did not
+ * exit normally. */
+int tu_capture(const char *cmd, char **out);
+
 #endif

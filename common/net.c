@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <unistd.h>
+
 #include <event2/thread.h>
 
 #include "common/status.h"
@@ -103,4 +106,22 @@ void net_block_sigpipe(void)
     sigemptyset(&set);
     sigaddset(&set, SIGPIPE);
     (void)pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+int net_default_advertised_host(const char *bind_host, char *out, size_t cap)
+{
+    const char *name = bind_host;
+    char host[256];
+    if (!*bind_host || strcmp(bind_host, "0.0.0.0") == 0 || strcmp(bind_host, "::") == 0) {
+        if (gethostname(host, sizeof(host)) != 0)
+            return st_error(ST_INVALID_ARGUMENT, "no advertised host is set and the host name "
+                            "cannot be read: %s", strerror(errno));
+        host[sizeof(host) - 1] = '\0';
+        name = host;
+    }
+    if (strlen(name) >= cap)
+        return st_error(ST_INVALID_ARGUMENT, "advertised host '%s' is too long (%zu bytes)", name,
+                        strlen(name));
+    memcpy(out, name, strlen(name) + 1);
+    return ST_OK;
 }

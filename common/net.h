@@ -33,4 +33,11 @@ void net_nodelay(int fd);
  * fail with EPIPE instead of killing the process (for the RPC I/O threads). */
 void net_block_sigpipe(void);
 
+/* The name a server advertises when none is configured: bind_host, unless it is a
+ * wildcard ("", "0.0.0.0", "::"), which no other process can connect to; then this
+ * machine's host name (gethostname), as HBase advertises the local host name (in a
+ * container, the name Docker's DNS resolves for it). ST_OK, or ST_INVALID_ARGUMENT when
+ * it does not fit in cap bytes or the host name cannot be read. */
+int net_default_advertised_host(const char *bind_host, char *out, size_t cap);
+
 #endif

@@ -18,6 +18,7 @@
 #include "common/clock.h"
 #include "common/fileio.h"
 #include "common/log.h"
+#include "common/net.h"
 #include "common/status.h"
 #include "common/zk/znodes.h"
 #include "master/master_internal.h"
@@ -115,8 +116,11 @@ static int read_settings(master *m, const config *c)
     if (m->parent[0] != '/' || (strlen(m->parent) > 1 && m->parent[strlen(m->parent) - 1] == '/'))
         return st_error(ST_INVALID_ARGUMENT, "zk.parent '%s' must start with '/' and not end with it",
                         m->parent);
-    if (!m->advertised_host[0])
-        memcpy(m->advertised_host, m->host, sizeof(m->host));
+    if (!m->advertised_host[0]) {
+        rc = net_default_advertised_host(m->host, m->advertised_host, sizeof(m->advertised_host));
+        if (rc != ST_OK)
+            return rc;
+    }
     int64_t port = config_get_int64(c, "master.port");
     int64_t http = config_get_int64(c, "master.http.port");
     if (port < 0 || port > 65535 || http < -1 || http > 65535)

@@ -19,6 +19,7 @@
 #include "common/clock.h"
 #include "common/fileio.h"
 #include "common/log.h"
+#include "common/net.h"
 #include "common/status.h"
 #include "common/zk/znodes.h"
 #include "regionserver/storage/layout.h"
@@ -196,8 +197,10 @@ static int read_settings(const config *c, rs_server *s)
     if (rc == ST_OK)
         rc = copy_str(s->host, sizeof(s->host), host, "regionserver.host");
     if (rc == ST_OK)
-        rc = copy_str(s->advertised_host, sizeof(s->advertised_host), *adv ? adv : host,
-                      "regionserver.advertised.host");
+        rc = *adv ? copy_str(s->advertised_host, sizeof(s->advertised_host), adv,
+                             "regionserver.advertised.host")
+                  : net_default_advertised_host(host, s->advertised_host,
+                                                sizeof(s->advertised_host));
     if (rc == ST_OK)
         rc = copy_str(s->ready_file, sizeof(s->ready_file),
                       config_get_string(c, "regionserver.ready.file"), "regionserver.ready.file");

@@ -67,67 +67,19 @@ static volatile sig_atomic_t cleaned;
 
 /* ---- helpers ---- */
 
-/* The repository from this file's absolute path: 0, or 1 if __FILE__ is not one. */
+/* The repository and its scripts. */
 static int find_repo(void)
 {
-    const char *suffix = "/tests/integration/test_chaos_docker.c";
-    size_t n = strlen(__FILE__), s = strlen(suffix);
-    if (n <= s || strcmp(__FILE__ + n - s, suffix) != 0 || __FILE__[0] != '/') {
-        fprintf(stderr, "test_chaos_docker: cannot find the repository from %s\n", __FILE__);
+    if (tu_repo_dir(__FILE__, repo_dir, sizeof(repo_dir)))
         return 1;
-    }
-    snprintf(repo_dir, sizeof(repo_dir), "%.*s", (int)(n - s), __FILE__);
     snprintf(engine_sh, sizeof(engine_sh), "%s/deploy/docker-engine.sh", repo_dir);
     snprintf(chaos_sh, sizeof(chaos_sh), "%s/deploy/chaos-docker.sh", repo_dir);
     return 0;
 }
 
-/* An executable named name on PATH. */
-static int on_path(const char *name)
-{
-    const char *path = getenv("PATH");
-    char buf[PATH_MAX];
-    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-        size_t len = strcspn(p, ":");
-        snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, name);
-        if (len > 0 && access(buf, X_OK) == 0)
-            return 1;
-        p += len + (p[len] == ':');
-    }
-    return 0;
-}
-
-/* Runs argv (stdout and stderr into *out, malloc'ed, at most OUTPUT_MAX bytes kept; out
- * may be NULL) in its own process group, SIGKILLed with it after limit_s seconds.
- * Returns the exit status, 128 + signal when killed, -1 when it could not run. */
 static int run(const char *const argv[], int limit_s, char **out)
 {
-    char log[] = "/tmp/strata-chaos-docker-out-XXXXXX";
-    int fd = mkostemp(log, O_CLOEXEC), status = -1;
-    pid_t pid = 0;
-    if (out)
-        *out = NULL;
-    if (fd < 0)
-        return -1;
-    proc_spec spec = {.argv = argv, .log = log, .stdin_null = true, .own_group = true};
-    int rc = proc_spawn(&spec, &pid);
-    if (rc == ST_OK && proc_wait(pid, limit_s * 1000, &status) == ST_TIMEOUT) {
-        fprintf(stderr, "%s: time limit of %d s\n", argv[0], limit_s);
-        proc_kill(pid, &status);
-    }
-    status = rc == ST_OK ? proc_exit_code(status) : -1;
-    unlink(log);
-    off_t size = lseek(fd, 0, SEEK_END);
-    off_t from = size > OUTPUT_MAX ? size - OUTPUT_MAX : 0;
-    char *buf = calloc(1, (size_t)(size - from) + 1);
-    if (buf && pread(fd, buf, (size_t)(size - from), from) < 0)
-        buf[0] = '\0';
-    close(fd);
-    if (out)
-        *out = buf;
-    else
-        free(buf);
-    return status;
+    return tu_run(argv, limit_s, OUTPUT_MAX, out);
 }
 
 /* `chaos-docker.sh VERB regionserver HOST:17020 HOST 17020`: its exit status. */
@@ -377,7 +329,7 @@ static void the_base_image_admits_other_users(void **state)
  * the network: 0; else prints the SKIP line and returns TU_EXIT_SKIP, or 1 on failure. */
 static int setup(void)
 {
-    if (!on_path("docker"))
+    if (!tu_on_path("docker"))
         return tu_skip_all("test_chaos_docker", "the docker CLI is not installed (deploy/deps.sh)");
     snprintf(state_dir, sizeof(state_dir), "/tmp/strata-chaos-docker-%ld", (long)getpid());
     snprintf(project, sizeof(project), "strata-chaos-test-%ld", (long)getpid());

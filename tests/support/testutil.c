@@ -13,6 +13,9 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,7 @@
 #include "common/clock.h"
 #include "common/fileio.h"
 #include "common/status.h"
+#include "tests/support/proc.h"
 
 static int skips;       /* cases that called tu_skip */
 static bool seed_given; /* tu_seed was called */
@@ -199,4 +203,65 @@ int tu_capture(const char *cmd, char **out)
     int status = pclose(p);
     *out = (char *)b.data;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool tu_on_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    char buf[PATH_MAX];
+    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+        size_t len = strcspn(p, ":");
+        snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, name);
+        if (len > 0 && access(buf, X_OK) == 0)
+            return true;
+        p += len + (p[len] == ':');
+    }
+    return false;
+}
+
+int tu_repo_dir(const char *file, char *out, size_t cap)
+{
+    const char *t = strstr(file, "/tests/");
+    if (file[0] != '/' || !t || (size_t)(t - file) >= cap) {
+        fprintf(stderr, "cannot find the repository from %s\n", file);
+        return 1;
+    }
+    snprintf(out, cap, "%.*s", (int)(t - file), file);
+    return 0;
+}
+
+int tu_run(const char *const argv[], int limit_s, size_t max, char **out)
+{
+    char log[] = "/tmp/strata-test-run-XXXXXX";
+    int fd = mkostemp(log, O_CLOEXEC), status = -1;
+    pid_t pid = 0;
+    if (out)
+        *out = NULL;
+    if (fd < 0)
+        return -1;
+    proc_spec spec = {.argv = argv, .log = log, .stdin_null = true, .own_group = true};
+    int rc = proc_spawn(&spec, &pid);
+    if (rc == ST_OK && proc_wait(pid, limit_s * 1000, &status) == ST_TIMEOUT) {
+        fprintf(stderr, "%s: time limit of %d s, sending SIGTERM\n", argv[0], limit_s);
+        proc_signal(pid, SIGTERM);
+        if (proc_wait(pid, 30000, &status) == ST_TIMEOUT)
+            proc_kill(pid, &status); /* it and its group */
+        proc_signal_group(pid, SIGKILL); /* whatever of the group outlived it */
+    }
+    if (rc == ST_OK)
+        status = proc_exit_code(status);
+    else
+        fprintf(stderr, "%s: %s\n", argv[0], st_errmsg());
+    unlink(log); /* only now: the child opens it by name */
+    off_t size = lseek(fd, 0, SEEK_END);
+    off_t from = size > (off_t)max ? size - (off_t)max : 0;
+    char *buf = calloc(1, (size_t)(size - from) + 1);
+    if (buf && pread(fd, buf, (size_t)(size - from), from) < 0)
+        buf[0] = '\0';
+    close(fd);
+    if (out)
+        *out = buf;
+    else
+        free(buf);
+    return status;
 }

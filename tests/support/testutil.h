@@ -72,4 +72,15 @@ bool tu_have_zookeeper(void);
  * exit normally. */
 int tu_capture(const char *cmd, char **out);
 
+/* Whether an executable named name is on PATH. */
+bool tu_on_path(const char *name);
+/* The repository's directory from a test's __FILE__ (an absolute path ending in
+ * "/tests/<dir>/<name>.c") into out: 0, or 1 (a message printed) when it is not one. */
+int tu_repo_dir(const char *file, char *out, size_t cap);
+/* Runs argv in its own process group, stdin /dev/null, stdout and stderr into *out
+ * (malloc'ed, NUL-terminated, the last max bytes; out may be NULL). After limit_s seconds
+ * it gets SIGTERM and 30 s later its whole group SIGKILL. Returns the exit status, 128 +
+ * signal when killed, -1 when it could not run. */
+int tu_run(const char *const argv[], int limit_s, size_t max, char **out);
+
 #endif

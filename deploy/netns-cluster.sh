@@ -15,8 +15,10 @@
 #     server), which `ip netns exec` mounts over /etc/hosts;
 #   - a temporary directory: the named volume (strata-root) and ZooKeeper's data and logs.
 # It then starts the services in file order, each once its depends_on conditions hold:
-#   - the `zookeeper:*` image is replaced by Debian's ZooKeeper (java, as docs/cluster.md),
-#     with the image's defaults (tickTime 2000, port 2181) and its ZOO_* settings;
+#   - the ZooKeeper image (strata-zookeeper built from deploy/zookeeper, or zookeeper:*) is
+#     replaced by Debian's ZooKeeper run directly (java, as docs/cluster.md), with the
+#     image's defaults (tickTime 2000, port 2181) and its ZOO_* settings; services under a
+#     `profiles:` key are not started (as by `docker-compose up`);
 #     healthy = answers ruok with imok;
 #   - every other service runs `ip netns exec NS env -i <its environment> strata <its
 #     command>`: exactly the compose environment, a value under a named volume's mount
@@ -236,15 +238,26 @@ if end != len(lines) or not isinstance(doc.get("services"), dict):
     fail("no services mapping at the top level")
 
 os.makedirs(out)
-names = list(doc["services"])
 def write(svc, name, rows):
     with open(os.path.join(out, svc, name), "w") as f:
         f.writelines(r + "\n" for r in rows)
 
-for svc, s in doc["services"].items():
+# Services under a profile (the scaling template, the client) are not started by a plain
+# `docker-compose up` either.
+services = {k: v for k, v in doc["services"].items() if not (v or {}).get("profiles")}
+names = list(services)
+for svc, s in services.items():
     s = s or {}
     os.makedirs(os.path.join(out, svc))
-    image = "build" if "build" in s else s.get("image") or fail("%s: no image or build" % svc)
+    image = s.get("image") or ("build" if "build" in s else fail("%s: no image or build" % svc))
+    # ZooKeeper: the image built from deploy/zookeeper (or an official zookeeper:* one);
+    # every other service built from deploy/Dockerfile is Strata.
+    if image.split(":")[0] in ("zookeeper", "strata-zookeeper"):
+        image = "zookeeper:" + image.split(":", 1)[-1]
+    elif "build" in s:
+        image = "build"
+    else:
+        fail("%s: image %s is neither ZooKeeper nor built from deploy/" % (svc, image))
     env = s.get("environment") or []
     if not isinstance(env, list) or any("=" not in e for e in env):
         fail("%s: environment must be a list of KEY=VALUE" % svc)

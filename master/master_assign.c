@@ -249,8 +249,9 @@ int master_assign(master *m, m_table *t, m_region *r, const char *target)
      * (the recovery closes it in meta, then reassigns it). */
     if (r->mr.server[0] && !server_live(m, r->mr.server, NULL, 0))
         return st_error(ST_NOT_SERVING,
-                        "region %s is on dead server %s; it is reopened when that server's "
-                        "recovery ends", r->mr.encoded_name, r->mr.server);
+                        "region %s is on dead server %s, which is not recovered yet (its WALs "
+                        "may not be split, and its edits may be only there); it is reopened "
+                        "when that server's recovery ends", r->mr.encoded_name, r->mr.server);
     char avoid[SERVER_NAME_MAX] = "";
     int last = ST_OK;
     for (int attempt = 0; attempt < m->assign_attempts && !atomic_load(&m->stopping); attempt++) {

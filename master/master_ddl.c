@@ -366,6 +366,24 @@ done:
     return rc;
 }
 
+/* Enable and disable are listed as HBase's EnableTableProcedure and DisableTableProcedure;
+ * their state is the table's state in meta (docs/procedures.md). Each step is shown in the
+ * listing and is where master.inject.pause / master.inject.crash act. */
+static void ddl_step(master *m, uint64_t id, const char *type, const char *step)
+{
+    master_proc_set_step(m, id, step);
+    master_inject_crash(m, type, step);
+}
+
+static void ddl_end(master *m, uint64_t id, int rc)
+{
+    master_proc_end(m, id, false, rc == ST_OK ? M_PROC_SUCCESS : M_PROC_FAILED,
+                    rc == ST_OK ? NULL : st_errmsg());
+}
+
+#define ENABLE_TYPE "EnableTableProcedure"
+#define DISABLE_TYPE "DisableTableProcedure"
+
 int master_enable_table(master *m, const char *table)
 {
     m_table *t = NULL;
@@ -374,10 +392,18 @@ int master_enable_table(master *m, const char *table)
         return rc;
     if (t->state == META_TABLE_ENABLED)
         rc = st_error(ST_INVALID_ARGUMENT, "table %s is already enabled", t->name);
-    if (rc == ST_OK)
-        rc = set_table_state(m, t, META_TABLE_ENABLING);
-    if (rc == ST_OK)
-        rc = open_table(m, t);
+    if (rc != ST_OK) {
+        give_table(m, t);
+        return rc;
+    }
+    uint64_t id = master_proc_begin(m, ENABLE_TYPE, t->name, NULL, 0);
+    ddl_step(m, id, ENABLE_TYPE, "ENABLE_TABLE_SET_ENABLING_TABLE_STATE");
+    rc = set_table_state(m, t, META_TABLE_ENABLING);
+    if (rc == ST_OK) {
+        ddl_step(m, id, ENABLE_TYPE, "ENABLE_TABLE_MARK_REGIONS_ONLINE");
+        rc = open_table(m, t); /* ends ENABLED */
+    }
+    ddl_end(m, id, rc);
     give_table(m, t);
     return rc;
 }
@@ -390,12 +416,22 @@ int master_disable_table(master *m, const char *table)
         return rc;
     if (t->state == META_TABLE_DISABLED)
         rc = st_error(ST_INVALID_ARGUMENT, "table %s is already disabled", t->name);
-    if (rc == ST_OK)
-        rc = set_table_state(m, t, META_TABLE_DISABLING);
-    if (rc == ST_OK)
+    if (rc != ST_OK) {
+        give_table(m, t);
+        return rc;
+    }
+    uint64_t id = master_proc_begin(m, DISABLE_TYPE, t->name, NULL, 0);
+    ddl_step(m, id, DISABLE_TYPE, "DISABLE_TABLE_SET_DISABLING_TABLE_STATE");
+    rc = set_table_state(m, t, META_TABLE_DISABLING);
+    if (rc == ST_OK) {
+        ddl_step(m, id, DISABLE_TYPE, "DISABLE_TABLE_MARK_REGIONS_OFFLINE");
         rc = close_table(m, t);
-    if (rc == ST_OK)
+    }
+    if (rc == ST_OK) {
+        ddl_step(m, id, DISABLE_TYPE, "DISABLE_TABLE_SET_DISABLED_TABLE_STATE");
         rc = set_table_state(m, t, META_TABLE_DISABLED);
+    }
+    ddl_end(m, id, rc);
     give_table(m, t);
     return rc;
 }

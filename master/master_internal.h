@@ -207,8 +207,8 @@ struct master {
     /* LocateRegion calls waiting for a region to open (master_service.c); at most
      * MASTER_LOCATE_WAITERS(m) at once so that waiters never hold every handler. */
     atomic_int locate_waiters;
-    char inject_crash[96]; /* master.inject.crash: "<type>:<step>" to die at (tests) */
-    char inject_pause[96]; /* master.inject.pause: "<type>:<step>" to sleep at (tests) */
+    char inject_crash[256]; /* master.inject.crash: "<type>:<step>"[,...] to die at (tests) */
+    char inject_pause[256]; /* master.inject.pause: "<type>:<step>"[,...] to sleep at (tests) */
     int64_t inject_pause_ms;
 };
 

@@ -113,11 +113,19 @@ void master_proc_set_step(master *m, uint64_t id, const char *step)
     pthread_mutex_unlock(&m->mu);
 }
 
+/* Whether spec (a comma-separated list of "<type>:<step>") names type at step. */
 static bool inject_matches(const char *spec, const char *type, const char *step)
 {
-    size_t tl = strlen(type);
-    return spec[0] && strncmp(spec, type, tl) == 0 && spec[tl] == ':' &&
-           strcmp(spec + tl + 1, step) == 0;
+    size_t tl = strlen(type), sl = strlen(step);
+    for (const char *p = spec; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == tl + 1 + sl && strncmp(p, type, tl) == 0 && p[tl] == ':' &&
+            strncmp(p + tl + 1, step, sl) == 0)
+            return true;
+        p += len + (end ? 1 : 0);
+    }
+    return false;
 }
 
 void master_inject_crash(master *m, const char *type, const char *step)

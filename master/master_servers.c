@@ -517,6 +517,7 @@ int master_crash_recover(master *m, const char *name)
     const char *servers[1] = {name};
     uint64_t id = master_proc_begin(m, "ServerCrashProcedure", "", servers, 1);
     master_proc_set_step(m, id, "SERVER_CRASH_SPLIT_LOGS");
+    master_inject_crash(m, "ServerCrashProcedure", "SERVER_CRASH_SPLIT_LOGS");
     /* A master resumed after a pause may hold a stale live set (a server registered
      * meanwhile looks dead): it must not fence a WAL directory once its session may be gone. */
     int rc = master_check_lease(m);
@@ -527,6 +528,7 @@ int master_crash_recover(master *m, const char *name)
         return rc;
     }
     master_proc_set_step(m, id, "SERVER_CRASH_ASSIGN");
+    master_inject_crash(m, "ServerCrashProcedure", "SERVER_CRASH_ASSIGN");
     drop_owner_nodes(m, name);
     size_t nt = 0;
     m_table **tables = master_tables_hold(m, &nt);

@@ -425,6 +425,24 @@ static int move_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     return rc == ST_OK ? answer_server(reply, where, true) : rc;
 }
 
+/* master_assign refuses a region meta places on a dead server not yet recovered with
+ * ST_NOT_SERVING, which a client takes for "no active master here" and retries until its
+ * timeout (by then the recovery may have reopened the region, and the refusal is never
+ * seen). To the caller of AssignRegion it is a refusal: final, with its message. */
+static int refusal_is_final(master *m, const m_region *r, int rc)
+{
+    if (rc != ST_NOT_SERVING || master_check_active(m) != ST_OK)
+        return rc;
+    pthread_mutex_lock(&m->mu);
+    bool dead = r->mr.server[0] && !master_server_find(m, r->mr.server);
+    pthread_mutex_unlock(&m->mu);
+    if (!dead)
+        return rc;
+    char why[512];
+    snprintf(why, sizeof(why), "%s", st_errmsg());
+    return st_error(ST_INVALID_ARGUMENT, "%s", why);
+}
+
 static int assign_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     master *m = ctx;
@@ -442,6 +460,7 @@ static int assign_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
         rc = master_assign(m, t, r, NULL);
         master_proc_end(m, id, false, rc == ST_OK ? M_PROC_SUCCESS : M_PROC_FAILED,
                         rc == ST_OK ? NULL : st_errmsg());
+        rc = refusal_is_final(m, r, rc);
     }
     char where[SERVER_NAME_MAX];
     snprintf(where, sizeof(where), "%s", r->mr.server);

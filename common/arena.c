@@ -20,31 +20,64 @@
 #include <pthread.h>
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #define ARENA_ALIGN 8
+#define ARENA_HUGE_PAGE (2u * 1024 * 1024)
 #define ARENA_DEFAULT_BLOCK (64 * 1024)
 
 typedef struct arena_block {
     struct arena_block *next;
     size_t size;
+    bool mapped; /* a huge-page block from map_huge(), released with munmap */
     _Atomic size_t used;
     alignas(16) unsigned char data[];
 } arena_block;
 
 struct arena {
     size_t block_size;
+    size_t huge_after; /* 0: never; else usage from which blocks are huge pages */
     _Atomic(arena_block *) current;
     _Atomic size_t usage;
     pthread_mutex_t lock; /* guards `blocks` and the replacement of `current` */
     arena_block *blocks;
 };
 
+/* A 2 MiB mapping aligned to 2 MiB, advised for huge pages; NULL if none. */
+static void *map_huge(void)
+{
+    size_t span = 2 * (size_t)ARENA_HUGE_PAGE;
+    uint8_t *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    uintptr_t at = ((uintptr_t)p + ARENA_HUGE_PAGE - 1) & ~(uintptr_t)(ARENA_HUGE_PAGE - 1);
+    size_t head = at - (uintptr_t)p;
+    if (head)
+        munmap(p, head);
+    if (span - head > ARENA_HUGE_PAGE)
+        munmap((uint8_t *)at + ARENA_HUGE_PAGE, span - head - ARENA_HUGE_PAGE);
+    (void)madvise((void *)at, ARENA_HUGE_PAGE, MADV_HUGEPAGE);
+    return (void *)at;
+}
+
 /* Allocates a block of `size` data bytes and links it in; the caller holds a->lock. */
 static arena_block *block_new_locked(arena *a, size_t size)
 {
-    arena_block *b = malloc(sizeof(*b) + size);
+    arena_block *b = NULL;
+    size_t usage = atomic_load_explicit(&a->usage, memory_order_relaxed);
+    if (a->huge_after && usage >= a->huge_after && size == a->block_size) {
+        /* One 2 MiB page-aligned block the kernel may back with a huge page: random
+         * searches over a large memstore then miss the TLB far less. */
+        if ((b = map_huge()) != NULL) {
+            b->mapped = true;
+            size = ARENA_HUGE_PAGE - sizeof(*b);
+        }
+    }
+    if (!b && (b = malloc(sizeof(*b) + size)) != NULL)
+        b->mapped = false;
     if (!b)
         return NULL;
     b->size = size;
@@ -67,6 +100,11 @@ arena *arena_new(size_t block_size)
     atomic_init(&a->usage, 0);
     pthread_mutex_init(&a->lock, NULL);
     return a;
+}
+
+void arena_use_huge_pages(arena *a, size_t after)
+{
+    a->huge_after = after;
 }
 
 /* Bumps b's fill level by n; returns the memory or NULL if b is full. */
@@ -127,7 +165,10 @@ void arena_free(arena *a)
     arena_block *b = a->blocks;
     while (b) {
         arena_block *next = b->next;
-        free(b);
+        if (b->mapped)
+            munmap(b, ARENA_HUGE_PAGE);
+        else
+            free(b);
         b = next;
     }
     pthread_mutex_destroy(&a->lock);

@@ -14,6 +14,10 @@ typedef struct arena arena;
 
 /* Returns NULL if out of memory. */
 arena *arena_new(size_t block_size);
+/* From the time the arena holds `after` bytes (> 0), its ordinary blocks are 2 MiB,
+ * aligned and madvise(MADV_HUGEPAGE)d, so large arenas use huge pages where the kernel
+ * allows them. Call before the first arena_alloc(). */
+void arena_use_huge_pages(arena *a, size_t after);
 /* Returns n bytes of 8-byte aligned memory, or NULL if out of memory. */
 void *arena_alloc(arena *a, size_t n);
 /* Bytes reserved from the system (blocks), for memory accounting. */

@@ -6,7 +6,8 @@
  * A benchmark key is the row; each row holds one cell cf:q (qualifier "q") whose value
  * is the benchmark value. Puts use DURABILITY_SYNC_WAL (a write(2) of the WAL batch,
  * surviving a process crash), or DURABILITY_FSYNC_WAL when the workload asks for sync.
- * Gets use region_get; scans open a region scanner at the start row.
+ * Gets use region_get of the column cf:q (a key's value, as a peer's Get returns it);
+ * scans open a region scanner at the start row.
  * Thread-safety: as bench.h; the region and engine are thread-safe, a ctx is per thread.
  */
 #include <stdio.h>
@@ -136,7 +137,10 @@ static int strata_get(void *p, void *ctx, const uint8_t *key, size_t key_len, bo
 {
     strata_db *db = p;
     strata_ctx *c = ctx;
-    int rc = region_get(db->r, key, key_len, NULL, &c->res);
+    static const scan_column col = {(const uint8_t *)FAMILY, sizeof(FAMILY) - 1,
+                                    (const uint8_t *)QUALIFIER, sizeof(QUALIFIER) - 1};
+    scan_spec spec = {.columns = &col, .ncolumns = 1};
+    int rc = region_get(db->r, key, key_len, &spec, &c->res);
     *found = rc == ST_OK && c->res.ncells > 0;
     *value_len = *found ? c->res.cells[0].value_len : 0;
     return rc;

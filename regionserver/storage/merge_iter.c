@@ -38,6 +38,11 @@ typedef struct merge_iter {
     size_t top; /* REVERSE: the current child, n if none */
     int status;
     buf_t key; /* copy of the current key during a direction switch */
+    bool borrowed; /* the children are the caller's: destroy leaves them */
+    bool *placed;  /* children already at placed_key (merge_iter_mark_placed) */
+    bool have_placed;
+    buf_t placed_buf;
+    cell_t placed_key;
 } merge_iter;
 
 static bool kid_less(const merge_iter *m, size_t a, size_t b)
@@ -94,10 +99,13 @@ static void merge_seek(kv_iter *it, const cell_t *key)
 {
     merge_iter *m = (merge_iter *)it;
     m->status = ST_OK;
+    bool trust = m->have_placed && cell_compare(key, &m->placed_key) == 0;
     for (size_t k = 0; k < m->n; k++) {
-        kv_iter_seek(m->kids[k], key);
+        if (!trust || !m->placed[k])
+            kv_iter_seek(m->kids[k], key);
         refresh(m, k);
     }
+    m->have_placed = false;
     build_heap(m);
 }
 
@@ -105,6 +113,7 @@ static void merge_seek_to_first(kv_iter *it)
 {
     merge_iter *m = (merge_iter *)it;
     m->status = ST_OK;
+    m->have_placed = false;
     for (size_t k = 0; k < m->n; k++) {
         kv_iter_seek_to_first(m->kids[k]);
         refresh(m, k);
@@ -116,6 +125,7 @@ static void merge_seek_for_prev(kv_iter *it, const cell_t *key)
 {
     merge_iter *m = (merge_iter *)it;
     m->status = ST_OK;
+    m->have_placed = false;
     m->dir = DIR_REVERSE;
     m->top = m->n;
     m->hn = 0;
@@ -127,23 +137,28 @@ static void merge_seek_for_prev(kv_iter *it, const cell_t *key)
     }
 }
 
-/* Copies the current cell's key into m->key and returns a cell viewing it. */
-static int copy_key(merge_iter *m, const cell_t *c, cell_t *out)
+/* Copies c's key into b and returns a cell viewing it. */
+static int copy_key_into(buf_t *b, const cell_t *c, cell_t *out)
 {
-    buf_reset(&m->key);
+    buf_reset(b);
     size_t need = (size_t)c->row_len + c->family_len + c->qualifier_len;
-    if (buf_reserve(&m->key, need ? need : 1) != ST_OK)
+    if (buf_reserve(b, need ? need : 1) != ST_OK)
         return st_error(ST_NOMEM, "merge_iter: no memory for a %zu-byte key", need);
     *out = *c;
-    buf_append(&m->key, c->row, c->row_len);
-    buf_append(&m->key, c->family, c->family_len);
-    buf_append(&m->key, c->qualifier, c->qualifier_len);
-    out->row = m->key.data;
-    out->family = m->key.data + c->row_len;
+    buf_append(b, c->row, c->row_len);
+    buf_append(b, c->family, c->family_len);
+    buf_append(b, c->qualifier, c->qualifier_len);
+    out->row = b->data;
+    out->family = b->data + c->row_len;
     out->qualifier = out->family + c->family_len;
     out->value = NULL;
     out->value_len = 0;
     return ST_OK;
+}
+
+static int copy_key(merge_iter *m, const cell_t *c, cell_t *out)
+{
+    return copy_key_into(&m->key, c, out);
 }
 
 /* REVERSE -> FORWARD: positions every child after the current (cell, index). */
@@ -170,6 +185,7 @@ static void to_forward(merge_iter *m)
 static void merge_next(kv_iter *it)
 {
     merge_iter *m = (merge_iter *)it;
+    m->have_placed = false;
     if (m->dir == DIR_REVERSE) {
         to_forward(m);
         return;
@@ -205,8 +221,10 @@ static int merge_status(const kv_iter *it)
 static void merge_destroy(kv_iter *it)
 {
     merge_iter *m = (merge_iter *)it;
-    for (size_t k = 0; k < m->n; k++)
+    for (size_t k = 0; !m->borrowed && k < m->n; k++)
         kv_iter_destroy(m->kids[k]);
+    free(m->placed);
+    buf_free(&m->placed_buf);
     free(m->kids);
     free(m->cur);
     free(m->heap);
@@ -251,4 +269,25 @@ kv_iter *merge_iter_new(kv_iter **children, size_t n)
         memcpy(m->kids, children, n * sizeof(*children));
     m->top = n;
     return &m->base;
+}
+
+kv_iter *merge_iter_new_borrowed(kv_iter **children, size_t n)
+{
+    kv_iter *it = merge_iter_new(children, n);
+    if (it)
+        ((merge_iter *)it)->borrowed = true;
+    return it;
+}
+
+int merge_iter_mark_placed(kv_iter *it, const bool *placed, const cell_t *key)
+{
+    merge_iter *m = (merge_iter *)it;
+    if (!m->placed && !(m->placed = calloc(m->n ? m->n : 1, sizeof(*m->placed))))
+        return st_error(ST_NOMEM, "merge_iter: no memory for %zu flags", m->n);
+    int rc = copy_key_into(&m->placed_buf, key, &m->placed_key);
+    if (rc != ST_OK)
+        return rc;
+    memcpy(m->placed, placed, m->n * sizeof(*placed));
+    m->have_placed = true;
+    return ST_OK;
 }

@@ -104,5 +104,12 @@ void scanner_free(scanner *s);
  * itself is copied. Returns NULL when out of memory; the children then stay the
  * caller's. */
 kv_iter *merge_iter_new(kv_iter **children, size_t n);
+/* The same over children that stay the caller's: destroying the merge leaves them. */
+kv_iter *merge_iter_new_borrowed(kv_iter **children, size_t n);
+/* Tells a merge that the children with placed[k] set are already positioned by a
+ * seek to key, so that its next seek, if it is to that same key, leaves them where they
+ * are (a Get that probed its sources first does not search them twice). Any other
+ * move forgets it. ST_NOMEM if out of memory. */
+int merge_iter_mark_placed(kv_iter *merge, const bool *placed, const cell_t *key);
 
 #endif

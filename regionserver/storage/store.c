@@ -225,21 +225,21 @@ uint64_t store_file_bytes(store *s)
     return total;
 }
 
-static int push_iter(kv_iter ***iters, size_t *n, size_t *cap, kv_iter *it)
+static int push_source(read_source **srcs, size_t *n, size_t *cap, kv_iter *it, int64_t max_ts)
 {
     if (!it)
         return ST_NOMEM;
     if (*n == *cap) {
         size_t c = *cap ? *cap * 2 : 8;
-        kv_iter **p = realloc(*iters, c * sizeof(*p));
+        read_source *p = realloc(*srcs, c * sizeof(*p));
         if (!p) {
             kv_iter_destroy(it);
             return ST_NOMEM;
         }
-        *iters = p;
+        *srcs = p;
         *cap = c;
     }
-    (*iters)[(*n)++] = it;
+    (*srcs)[(*n)++] = (read_source){it, max_ts};
     return ST_OK;
 }
 
@@ -275,16 +275,17 @@ static bool file_passes(const store *s, const storefile *f, const store_read_hin
 }
 
 int store_collect_iters(store *s, uint64_t read_point, const store_read_hint *hint,
-                        kv_iter ***iters, size_t *n, size_t *cap)
+                        read_source **srcs, size_t *n, size_t *cap)
 {
     /* Take references under the mutex, build iterators outside it. */
+    storefile *stack_files[16];
     pthread_mutex_lock(&s->mu);
     memstore *mems[2] = {s->active, s->snapshot};
     for (int i = 0; i < 2; i++)
         if (mems[i])
             memstore_ref(mems[i]);
     size_t nf = s->nfiles;
-    storefile **files = nf ? malloc(nf * sizeof(*files)) : NULL;
+    storefile **files = nf <= 16 ? stack_files : malloc(nf * sizeof(*files));
     if (files)
         for (size_t i = 0; i < nf; i++) {
             files[i] = s->files[i];
@@ -297,15 +298,18 @@ int store_collect_iters(store *s, uint64_t read_point, const store_read_hint *hi
         if (!mems[i])
             continue;
         if (rc == ST_OK && memstore_count(mems[i]) > 0)
-            rc = push_iter(iters, n, cap, memstore_iter(mems[i], read_point));
+            rc = push_source(srcs, n, cap, memstore_iter(mems[i], read_point),
+                             memstore_max_ts(mems[i]));
         memstore_unref(mems[i]);
     }
     for (size_t i = 0; files && i < nf; i++) {
         if (rc == ST_OK && file_passes(s, files[i], hint))
-            rc = push_iter(iters, n, cap, storefile_iter(files[i], !hint || hint->fill_cache));
+            rc = push_source(srcs, n, cap, storefile_iter(files[i], !hint || hint->fill_cache),
+                             storefile_get_info(files[i])->max_ts);
         storefile_unref(files[i]);
     }
-    free(files);
+    if (files != stack_files)
+        free(files);
     return rc;
 }
 

@@ -56,11 +56,19 @@ typedef struct store_read_hint {
     bool fill_cache;
 } store_read_hint;
 
-/* Appends iterators (memstores with read_point, then files passing the hint) to
- * *iters (grown with realloc); *n is updated. On failure the ones added are kept in
- * the array for the caller to destroy. */
+/* One input of a read: an iterator and the newest timestamp any cell in it (put or
+ * delete marker) may have, so a Get can tell when an older input cannot change its
+ * answer. */
+typedef struct read_source {
+    kv_iter *it;
+    int64_t max_ts;
+} read_source;
+
+/* Appends sources (memstores with read_point, then files passing the hint) to *srcs
+ * (grown with realloc); *n is updated. On failure the ones added are kept in the
+ * array for the caller to destroy. */
 int store_collect_iters(store *s, uint64_t read_point, const store_read_hint *hint,
-                        kv_iter ***iters, size_t *n, size_t *cap);
+                        read_source **srcs, size_t *n, size_t *cap);
 
 /* Flush steps (see top). store_snapshot moves the active memstore aside as the snapshot
  * of flush_seq (every cell in it has a lower sequence id) and sets *took, unless the

@@ -265,6 +265,28 @@ static int zstd_decode(const uint8_t *src, size_t n, size_t rlen, uint8_t **out,
     return ST_OK;
 }
 
+int block_frame_open(const uint8_t *stored, size_t n, const uint8_t **raw, size_t *raw_len,
+                     uint8_t **decoded, const char **why)
+{
+    *raw = NULL;
+    *raw_len = 0;
+    *decoded = NULL;
+    int rc = check_header(stored, n, why);
+    if (rc != ST_OK)
+        return rc;
+    size_t rlen = be32_get(stored + 8);
+    const uint8_t *payload = stored + BLOCK_HEADER_LEN;
+    if (stored[1] == BLOCK_COMPRESSION_ZSTD) {
+        rc = zstd_decode(payload, n - BLOCK_HEADER_LEN, rlen, decoded, why);
+        if (rc != ST_OK)
+            return rc;
+        payload = *decoded;
+    }
+    *raw = payload;
+    *raw_len = rlen;
+    return ST_OK;
+}
+
 int block_frame_decode(const uint8_t *stored, size_t n, uint8_t **raw, size_t *raw_len,
                        const char **why)
 {

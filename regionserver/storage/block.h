@@ -80,5 +80,10 @@ int block_frame_encode(const uint8_t *raw, size_t raw_len, int compression, ZSTD
  * ST_CORRUPTION *why says what failed; ST_NOMEM if out of memory. */
 int block_frame_decode(const uint8_t *stored, size_t n, uint8_t **raw, size_t *raw_len,
                        const char **why);
+/* The same checks without a copy: an uncompressed payload is returned in place
+ * (*raw points into stored, *decoded = NULL); a zstd payload is decoded into *decoded
+ * (malloc'd, caller frees) and *raw = *decoded. */
+int block_frame_open(const uint8_t *stored, size_t n, const uint8_t **raw, size_t *raw_len,
+                     uint8_t **decoded, const char **why);
 
 #endif

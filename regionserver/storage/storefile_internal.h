@@ -59,8 +59,10 @@ struct storefile {
 
 /* A decoded data block as cached (the cache value). */
 typedef struct sf_block {
-    uint8_t *raw;
+    uint8_t *decoded; /* the zstd-decoded bytes, or NULL: blk views the stored bytes */
     block_t blk;
+    size_t charge;
+    /* the stored block (header + payload) follows when decoded is NULL */
 } sf_block;
 
 /* A pinned block: either a cache handle or a private copy (no cache, or a miss with
@@ -69,12 +71,17 @@ typedef struct sf_block_ref {
     blockcache_handle *handle;
     sf_block *owned;
     const block_t *blk; /* NULL when nothing is pinned */
+    bool fresh;         /* read from the file by this acquire (a cache miss) */
 } sf_block_ref;
 
 /* Pins data block idx of f, reading, verifying and decoding it on a miss. On failure
  * out->blk is NULL and the status (ST_CORRUPTION naming the file and block offset,
  * ST_IO, ST_NOMEM) is returned with its message recorded. */
 int storefile_block_acquire(storefile *f, uint32_t idx, bool fill_cache, sf_block_ref *out);
+/* The same; on a miss with fill_cache, up to `readahead` bytes of the blocks after idx
+ * are read with it in one pread and cached too (a forward scan's next blocks). */
+int storefile_block_acquire_ahead(storefile *f, uint32_t idx, bool fill_cache, size_t readahead,
+                                  sf_block_ref *out);
 /* Unpins; a ref with nothing pinned is a no-op. */
 void storefile_block_release(storefile *f, sf_block_ref *ref);
 /* Index of the last data block whose first key is <= key, or -1 if none. */

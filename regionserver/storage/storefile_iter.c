@@ -10,6 +10,12 @@
  * is the last cell of a block (or there is none), that next block is read too
  * (usually a cache hit: a reverse scan has just left it).
  *
+ * Reading forward across blocks reads ahead, as RocksDB's iterators do: from the
+ * SF_READAHEAD_AFTER-th block reached by next() in a row, a miss is read with the
+ * uncached blocks after it in one pread of SF_READAHEAD_MIN bytes, doubling with each
+ * run read up to SF_READAHEAD_MAX; a seek starts over. Short scans (a seek and a few
+ * blocks) never read ahead. Only reads that fill the cache read ahead.
+ *
  * States: UNPOSITIONED (storefile_iter) --seek, next--> VALID | EXHAUSTED | FAILED.
  * FAILED (a block read/verify error, see storefile_block_acquire) is sticky: the
  * iterator stays invalid and status() keeps the code. EXHAUSTED holds no block.
@@ -24,6 +30,10 @@
 
 #include "common/status.h"
 
+#define SF_READAHEAD_AFTER 8 /* blocks entered by next() before reading ahead */
+#define SF_READAHEAD_MIN (16 * 1024)
+#define SF_READAHEAD_MAX (256 * 1024)
+
 typedef struct sf_iter {
     kv_iter base;
     storefile *f;
@@ -32,6 +42,8 @@ typedef struct sf_iter {
     int status;
     uint32_t block; /* index of the pinned block (when ref.blk) */
     uint32_t pos;   /* cell within it */
+    uint32_t streak;  /* blocks entered by next() since the last seek */
+    size_t readahead; /* bytes the next read ahead covers */
     sf_block_ref ref;
     cell_t cur;
 } sf_iter;
@@ -42,13 +54,14 @@ static void invalidate(sf_iter *it)
     it->valid = false;
 }
 
-/* Pins block b; on failure the iterator becomes FAILED. */
-static bool load(sf_iter *it, uint32_t b)
+/* Pins block b (with `ahead` bytes of read-ahead on a miss); on failure the iterator
+ * becomes FAILED. */
+static bool load_ahead(sf_iter *it, uint32_t b, size_t ahead)
 {
     if (it->ref.blk && it->block == b)
         return true;
     storefile_block_release(it->f, &it->ref);
-    int rc = storefile_block_acquire(it->f, b, it->fill_cache, &it->ref);
+    int rc = storefile_block_acquire_ahead(it->f, b, it->fill_cache, ahead, &it->ref);
     if (rc != ST_OK) {
         it->status = rc;
         invalidate(it);
@@ -56,6 +69,13 @@ static bool load(sf_iter *it, uint32_t b)
     }
     it->block = b;
     return true;
+}
+
+static bool load(sf_iter *it, uint32_t b)
+{
+    it->streak = 0;
+    it->readahead = SF_READAHEAD_MIN;
+    return load_ahead(it, b, 0);
 }
 
 static void position(sf_iter *it, uint32_t pos)
@@ -148,10 +168,21 @@ static void iter_next(kv_iter *base)
     sf_iter *it = (sf_iter *)base;
     if (!it->valid)
         return;
-    if (it->pos + 1 < it->ref.blk->count)
+    if (it->pos + 1 < it->ref.blk->count) {
         position(it, it->pos + 1);
-    else
-        first_of_block(it, it->block + 1);
+        return;
+    }
+    uint32_t b = it->block + 1;
+    if (b >= it->f->info.block_count) {
+        invalidate(it);
+        return;
+    }
+    size_t ahead = ++it->streak >= SF_READAHEAD_AFTER ? it->readahead : 0;
+    if (!load_ahead(it, b, ahead))
+        return;
+    position(it, 0);
+    if (ahead && it->ref.fresh && it->readahead < SF_READAHEAD_MAX)
+        it->readahead *= 2; /* a run was read: the next one may be longer */
 }
 
 static bool iter_valid(const kv_iter *base)

@@ -320,7 +320,7 @@ bool storefile_may_contain_column(const storefile *f, const uint8_t *row, size_t
 static void sf_block_free(void *v)
 {
     sf_block *b = v;
-    free(b->raw);
+    free(b->decoded);
     free(b);
 }
 
@@ -333,44 +333,150 @@ static bool first_matches_index(const block_t *blk, const sf_index_entry *e)
     return cell_compare(&first, &e->first) == 0;
 }
 
+/* *bp holds the stored bytes of block idx after its struct: verifies and decodes them
+ * (in place when uncompressed; a zstd block's struct is shrunk to itself) and checks
+ * the first cell against the index. On failure *why (ST_CORRUPTION) says what. */
+static int finish_block(storefile *f, uint32_t idx, sf_block **bp, const char **why)
+{
+    sf_block *b = *bp;
+    const sf_index_entry *e = &f->index[idx];
+    const uint8_t *raw = NULL;
+    size_t raw_len = 0;
+    b->decoded = NULL;
+    int rc = block_frame_open((const uint8_t *)(b + 1), e->size, &raw, &raw_len, &b->decoded, why);
+    if (rc != ST_OK)
+        return rc;
+    if (b->decoded) {
+        sf_block *small = realloc(b, sizeof(*b)); /* the stored copy is no longer needed */
+        if (small)
+            *bp = b = small;
+        raw = b->decoded;
+    }
+    if (block_init(&b->blk, raw, raw_len) != ST_OK)
+        return (*why = "malformed block contents", ST_CORRUPTION);
+    if (!first_matches_index(&b->blk, e))
+        return (*why = "its first cell disagrees with the index", ST_CORRUPTION);
+    b->charge = sizeof(*b) + (b->decoded ? raw_len : e->size);
+    return ST_OK;
+}
+
+static int block_error(storefile *f, uint32_t idx, int rc, const char *why)
+{
+    unsigned long long off = (unsigned long long)f->index[idx].offset;
+    if (!why)
+        why = "unreadable";
+    if (rc == ST_CORRUPTION) {
+        LOG_ERROR("store file %s: data block at offset %llu: %s", f->path, off, why);
+        return st_error(rc, "store file %s: data block at offset %llu: %s", f->path, off, why);
+    }
+    if (rc == ST_NOMEM)
+        return st_error(rc, "store file %s: out of memory reading block at offset %llu", f->path,
+                        off);
+    return rc;
+}
+
 /* Reads, verifies and decodes block idx into a new sf_block. */
 static int read_block(storefile *f, uint32_t idx, sf_block **out)
 {
     const sf_index_entry *e = &f->index[idx];
     *out = NULL;
-    size_t got = 0, raw_len = 0;
+    size_t got = 0;
     const char *why = NULL;
-    uint8_t *stored = malloc(e->size);
-    sf_block *b = calloc(1, sizeof(*b));
-    int rc = stored && b ? fio_pread(f->file, stored, e->size, e->offset, &got) : ST_NOMEM;
+    sf_block *b = malloc(sizeof(*b) + e->size);
+    int rc = b ? fio_pread(f->file, (uint8_t *)(b + 1), e->size, e->offset, &got) : ST_NOMEM;
     if (rc == ST_OK && got != e->size)
         rc = (why = "truncated", ST_CORRUPTION);
     if (rc == ST_OK)
-        rc = block_frame_decode(stored, e->size, &b->raw, &raw_len, &why);
-    if (rc == ST_OK && block_init(&b->blk, b->raw, raw_len) != ST_OK)
-        rc = (why = "malformed block contents", ST_CORRUPTION);
-    if (rc == ST_OK && !first_matches_index(&b->blk, e))
-        rc = (why = "its first cell disagrees with the index", ST_CORRUPTION);
-    if (rc == ST_CORRUPTION) {
-        LOG_ERROR("store file %s: data block at offset %llu: %s", f->path,
-                  (unsigned long long)e->offset, why);
-        st_error(rc, "store file %s: data block at offset %llu: %s", f->path,
-                 (unsigned long long)e->offset, why);
-    } else if (rc == ST_NOMEM) {
-        st_error(rc, "store file %s: out of memory reading block at offset %llu", f->path,
-                 (unsigned long long)e->offset);
-    }
-    free(stored);
+        rc = finish_block(f, idx, &b, &why);
     if (rc != ST_OK) {
         if (b)
             sf_block_free(b);
-        return rc;
+        return block_error(f, idx, rc, why);
     }
     *out = b;
     return ST_OK;
 }
 
-int storefile_block_acquire(storefile *f, uint32_t idx, bool fill_cache, sf_block_ref *out)
+static int cache_block(storefile *f, uint32_t idx, sf_block *b, sf_block_ref *out)
+{
+    out->handle =
+        blockcache_insert(f->cache, f->file_id, f->index[idx].offset, b, b->charge, sf_block_free);
+    if (!out->handle) /* the cache has freed b */
+        return st_error(ST_NOMEM, "store file %s: out of memory caching a block", f->path);
+    out->blk = &((sf_block *)blockcache_value(out->handle))->blk;
+    return ST_OK;
+}
+
+static bool cached(storefile *f, uint32_t idx)
+{
+    blockcache_handle *h = blockcache_lookup(f->cache, f->file_id, f->index[idx].offset);
+    if (h)
+        blockcache_release(f->cache, h);
+    return h != NULL;
+}
+
+/* The blocks from idx on that one read of at most `bytes` covers (at least idx), up to
+ * the first one already cached. */
+static uint32_t run_end(storefile *f, uint32_t idx, size_t bytes)
+{
+    uint32_t end = idx + 1;
+    size_t total = f->index[idx].size;
+    while (end < f->info.block_count && total + f->index[end].size <= bytes && !cached(f, end))
+        total += f->index[end++].size;
+    return end;
+}
+
+/* A miss on idx while reading forward: one pread for the blocks that follow too, each
+ * verified and cached on its own. A later block that fails its checks is left out (its
+ * own read reports it); idx's failure is the result. */
+static int read_ahead(storefile *f, uint32_t idx, size_t bytes, sf_block_ref *out)
+{
+    uint32_t end = run_end(f, idx, bytes);
+    uint64_t start = f->index[idx].offset;
+    size_t total = (size_t)(f->index[end - 1].offset + f->index[end - 1].size - start), got = 0;
+    uint8_t *buf = malloc(total);
+    int rc = buf ? fio_pread(f->file, buf, total, start, &got) : ST_NOMEM;
+    if (rc != ST_OK) {
+        free(buf);
+        return block_error(f, idx, rc, NULL);
+    }
+    for (uint32_t j = idx; j < end; j++) {
+        const sf_index_entry *e = &f->index[j];
+        size_t at = (size_t)(e->offset - start);
+        const char *why = NULL;
+        sf_block *b = NULL;
+        int brc = got < at + e->size ? (why = "truncated", ST_CORRUPTION) : ST_OK;
+        if (brc == ST_OK && !(b = malloc(sizeof(*b) + e->size)))
+            brc = ST_NOMEM;
+        if (brc == ST_OK) {
+            memcpy(b + 1, buf + at, e->size);
+            brc = finish_block(f, j, &b, &why);
+        }
+        if (brc != ST_OK) {
+            if (b)
+                sf_block_free(b);
+            if (j == idx)
+                rc = block_error(f, idx, brc, why);
+            break;
+        }
+        sf_block_ref ref = {0};
+        brc = cache_block(f, j, b, &ref);
+        if (j == idx) {
+            rc = brc;
+            *out = ref;
+            out->fresh = true;
+        } else if (brc == ST_OK) {
+            blockcache_release(f->cache, ref.handle);
+        }
+        if (brc != ST_OK)
+            break;
+    }
+    free(buf);
+    return rc;
+}
+
+int storefile_block_acquire_ahead(storefile *f, uint32_t idx, bool fill_cache, size_t readahead,
+                                  sf_block_ref *out)
 {
     *out = (sf_block_ref){0};
     uint64_t off = f->index[idx].offset;
@@ -378,21 +484,23 @@ int storefile_block_acquire(storefile *f, uint32_t idx, bool fill_cache, sf_bloc
         out->blk = &((sf_block *)blockcache_value(out->handle))->blk;
         return ST_OK;
     }
+    if (f->cache && fill_cache && readahead > f->index[idx].size && idx + 1 < f->info.block_count)
+        return read_ahead(f, idx, readahead, out);
     sf_block *b = NULL;
     int rc = read_block(f, idx, &b);
     if (rc != ST_OK)
         return rc;
-    if (f->cache && fill_cache) {
-        out->handle =
-            blockcache_insert(f->cache, f->file_id, off, b, sizeof(*b) + b->blk.len, sf_block_free);
-        if (!out->handle)
-            return st_error(ST_NOMEM, "store file %s: out of memory caching a block", f->path);
-        b = blockcache_value(out->handle);
-    } else {
-        out->owned = b;
-    }
+    out->fresh = true;
+    if (f->cache && fill_cache)
+        return cache_block(f, idx, b, out);
+    out->owned = b;
     out->blk = &b->blk;
     return ST_OK;
+}
+
+int storefile_block_acquire(storefile *f, uint32_t idx, bool fill_cache, sf_block_ref *out)
+{
+    return storefile_block_acquire_ahead(f, idx, fill_cache, 0, out);
 }
 
 void storefile_block_release(storefile *f, sf_block_ref *ref)

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -252,6 +253,28 @@ int fio_pread(fio_file *f, void *dst, size_t n, uint64_t off, size_t *got)
     }
     *got = done;
     return ST_OK;
+}
+
+int fio_map(fio_file *f, size_t n, const uint8_t **out)
+{
+    size_t unused;
+    *out = NULL;
+    int err = fault_check(FIO_OP_READ, f->path, NULL, n, &unused);
+    if (err)
+        return fault_error("map", f->path, err);
+    if (n == 0)
+        return st_error(ST_INVALID_ARGUMENT, "map %s: empty file", f->path);
+    void *p = mmap(NULL, n, PROT_READ, MAP_SHARED, f->fd, 0);
+    if (p == MAP_FAILED)
+        return io_error("map", f->path, errno);
+    *out = p;
+    return ST_OK;
+}
+
+void fio_unmap(const uint8_t *p, size_t n)
+{
+    if (p)
+        munmap((void *)p, n);
 }
 
 int fio_sync(fio_file *f)

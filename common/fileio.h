@@ -32,6 +32,11 @@ int fio_append(fio_file *f, const void *data, size_t n);
 /* Reads up to n bytes at off; *got is set to the bytes read (short only at end of file). */
 int fio_pread(fio_file *f, void *dst, size_t n, uint64_t off, size_t *got);
 /* fdatasync. */
+/* Maps the first n bytes of f read-only (MAP_SHARED: the page cache itself); the
+ * mapping outlives f's close and is released with fio_unmap. A FIO_OP_READ fault
+ * fails it like a read. */
+int fio_map(fio_file *f, size_t n, const uint8_t **out);
+void fio_unmap(const uint8_t *p, size_t n);
 int fio_sync(fio_file *f);
 int fio_size(fio_file *f, uint64_t *size);
 const char *fio_path(const fio_file *f);

@@ -44,6 +44,9 @@ static const config_key rs_keys[] = {
      "calls waiting for a handler; beyond it calls get ServerBusy"},
     {"regionserver.rpc.max.frame", CONFIG_SIZE, "64m", "largest RPC frame accepted"},
     {"regionserver.block.cache.size", CONFIG_SIZE, "64m", "block cache capacity"},
+    {"regionserver.storefile.mmap", CONFIG_BOOL, "true",
+     "serve uncompressed store-file blocks through a read-only mapping (the page cache) "
+     "instead of pread and the block cache"},
     {"regionserver.wal.roll.size", CONFIG_SIZE, "64m", "the WAL rolls to a new file past this"},
     {"regionserver.wal.async.interval.ms", CONFIG_INT, "1000",
      "how often ASYNC_WAL edits are written and synced"},
@@ -120,6 +123,7 @@ static int read_engine_options(const config *c, rs_server *s)
     o->root_dir = s->root;
     o->server_name = s->server_name;
     o->block_cache_bytes = config_get_size(c, "regionserver.block.cache.size");
+    o->mmap_reads = config_get_bool(c, "regionserver.storefile.mmap");
     o->wal_roll_size = config_get_size(c, "regionserver.wal.roll.size");
     o->global_memstore_limit = config_get_size(c, "regionserver.global.memstore.limit");
     o->blocking_wait_ms = config_get_int64(c, "regionserver.blocking.wait.ms");

@@ -101,6 +101,15 @@ int block_init(block_t *blk, const uint8_t *data, size_t len)
     return ST_OK;
 }
 
+void block_view(block_t *blk, const uint8_t *data, size_t len)
+{
+    uint32_t count = be32_get(data + len - 4);
+    blk->data = data;
+    blk->len = len;
+    blk->offsets = data + len - 4 - (size_t)count * 4;
+    blk->count = count;
+}
+
 void block_cell(const block_t *blk, uint32_t i, cell_t *out)
 {
     size_t off = be32_get(blk->offsets + 4 * (size_t)i);

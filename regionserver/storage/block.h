@@ -59,6 +59,8 @@ typedef struct block_t {
 /* Checks the layout of [data, data+len) (offsets increasing, every cell decodes and
  * ends where the next begins) and fills blk. ST_CORRUPTION (no message) if not. */
 int block_init(block_t *blk, const uint8_t *data, size_t len);
+/* block_init without the checks, for bytes that already passed them. */
+void block_view(block_t *blk, const uint8_t *data, size_t len);
 /* Cell i (< count) as a view into the block. */
 void block_cell(const block_t *blk, uint32_t i, cell_t *out);
 /* Index of the first cell >= key, or count if none. */

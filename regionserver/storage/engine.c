@@ -67,6 +67,7 @@ void engine_options_init(engine_options *o)
     memset(o, 0, sizeof(*o));
     o->server_name = "local";
     o->block_cache_bytes = 64u << 20;
+    o->mmap_reads = true;
     o->wal_roll_size = 64u << 20;
     o->async_wal_interval_ms = 1000;
     o->global_memstore_limit = 1ull << 30;
@@ -201,6 +202,9 @@ int engine_open(const engine_options *o, engine **out)
                   st_errmsg());
         goto fail;
     }
+    storefile_set_mmap_reads(e->opts.mmap_reads); /* process-wide: files opened from now */
+    if (e->opts.mmap_reads)
+        storefile_handle_sigbus();
     e->cache = blockcache_new(e->opts.block_cache_bytes, 0);
     if (!e->cache) {
         rc = ST_NOMEM;

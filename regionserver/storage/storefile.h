@@ -80,6 +80,16 @@ void storefile_writer_abort(storefile_writer *w);
 
 /* Opens and verifies trailer, file info, index and bloom. cache may be NULL. */
 int storefile_open(const char *path, blockcache *cache, storefile **out);
+/* Whether files opened from now on map themselves for reads (default on): their
+ * uncompressed data blocks are then served from the page cache through the mapping,
+ * each checked (CRC, layout, first key) on its first use, without a copy or a block
+ * cache entry; compressed blocks still go through the block cache. Off: every block
+ * is read with pread. */
+void storefile_set_mmap_reads(bool on);
+/* Installs, unless SIGBUS already has a handler, one that reports a mapped read the
+ * kernel could not satisfy (a disk error, a file truncated underneath) by naming the
+ * store file and offset on stderr before the signal ends the process. */
+void storefile_handle_sigbus(void);
 /* Opens the reference file at ref_path and the store file it refers to
  * (reference_target_path). The reference's errors (ST_CORRUPTION naming it ...) or the
  * referenced file's, with a message naming both paths (ST_NOT_FOUND if it is missing). */

@@ -48,6 +48,11 @@ struct storefile {
     sf_index_entry *index; /* info.block_count entries */
     uint8_t *bloom_buf;
     bloom_filter bloom; /* valid when info.bloom != BLOOM_NONE */
+    /* The whole file mapped read-only (storefile_set_mmap_reads), or NULL; verified has
+     * a bit per data block, set once the block passed its checks through the mapping. */
+    const uint8_t *map;
+    size_t map_len;
+    atomic_uchar *verified;
     /* Opened through a reference (storefile_half.c): the referenced file (one reference
      * held until this one is freed; its info is copied into info), the half, and the
      * split row (always allocated). NULL target for a real file. */
@@ -72,6 +77,7 @@ typedef struct sf_block_ref {
     sf_block *owned;
     const block_t *blk; /* NULL when nothing is pinned */
     bool fresh;         /* read from the file by this acquire (a cache miss) */
+    block_t view;       /* a mapped block: blk points here, into the file's mapping */
 } sf_block_ref;
 
 /* Pins data block idx of f, reading, verifying and decoding it on a miss. On failure

@@ -20,8 +20,10 @@
  */
 #include "regionserver/storage/storefile_internal.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/bytes.h"
 #include "common/crc32c.h"
@@ -214,8 +216,123 @@ static int load_sections(storefile *f, const sf_trailer *t)
     return rc;
 }
 
+static atomic_bool mmap_reads = true;
+
+/* ---- mapped files and SIGBUS ----
+ * A mapped read that the kernel cannot satisfy (a disk error, a file truncated behind
+ * the server's back) raises SIGBUS in whatever thread touched the page. It cannot be
+ * turned into a status there, so the handler names the file and the offset on stderr
+ * and lets the signal end the process, as an unreadable disk should (the WALs and the
+ * master's recovery take it from there). Mappings are kept in a fixed table of atomic
+ * slots the handler can read without a lock. storefile_handle_sigbus (engine_open
+ * calls it) installs the handler only where SIGBUS still has its default action. */
+#define MAP_SLOTS 4096
+
+typedef struct map_slot {
+    _Atomic(const storefile *) f;
+} map_slot;
+
+static map_slot map_table[MAP_SLOTS];
+
+static void put_str(const char *p)
+{
+    ssize_t unused = write(2, p, strlen(p));
+    (void)unused;
+}
+
+static void put_u64(uint64_t v)
+{
+    char b[24];
+    int i = (int)sizeof(b);
+    b[--i] = 0;
+    do
+        b[--i] = (char)('0' + v % 10);
+    while ((v /= 10) && i > 0);
+    put_str(b + i);
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *uctx)
+{
+    (void)uctx;
+    const uint8_t *addr = si->si_addr;
+    put_str("strata: SIGBUS");
+    for (size_t i = 0; i < MAP_SLOTS; i++) {
+        const storefile *f = atomic_load_explicit(&map_table[i].f, memory_order_relaxed);
+        if (f && addr >= f->map && addr < f->map + f->map_len) {
+            put_str(": store file ");
+            put_str(f->path);
+            put_str(": I/O error or truncation under a mapped read at offset ");
+            put_u64((uint64_t)(addr - f->map));
+            break;
+        }
+    }
+    put_str("; stopping\n");
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void storefile_handle_sigbus(void)
+{
+    struct sigaction old;
+    if (sigaction(SIGBUS, NULL, &old) != 0 || old.sa_handler != SIG_DFL)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
+static void map_register(const storefile *f)
+{
+    for (size_t i = 0; i < MAP_SLOTS; i++) {
+        const storefile *none = NULL;
+        if (atomic_compare_exchange_strong(&map_table[i].f, &none, f))
+            return;
+    }
+}
+
+static void map_unregister(const storefile *f)
+{
+    for (size_t i = 0; i < MAP_SLOTS; i++) {
+        const storefile *cur = f;
+        if (atomic_compare_exchange_strong(&map_table[i].f, &cur, NULL))
+            return;
+    }
+}
+
+void storefile_set_mmap_reads(bool on)
+{
+    atomic_store(&mmap_reads, on);
+}
+
+/* Maps the file for reads of its uncompressed blocks; without a mapping (turned off,
+ * or mmap failed) every block is read with pread. */
+static void map_file(storefile *f)
+{
+    if (!atomic_load(&mmap_reads) || f->info.block_count == 0 || f->info.file_size > SIZE_MAX)
+        return;
+    size_t n = (size_t)f->info.file_size;
+    f->verified = calloc((f->info.block_count + 7) / 8, 1);
+    if (f->verified && fio_map(f->file, n, &f->map) == ST_OK) {
+        f->map_len = n;
+        map_register(f);
+        return;
+    }
+    LOG_WARN("store file %s: not mapped, blocks are read with pread: %s", f->path,
+             f->verified ? st_errmsg() : "out of memory");
+    free(f->verified);
+    f->verified = NULL;
+    f->map = NULL;
+}
+
 static void storefile_free(storefile *f)
 {
+    if (f->map)
+        map_unregister(f);
+    fio_unmap(f->map, f->map_len);
+    free(f->verified);
     storefile_unref(f->target); /* a half's referenced file; never marked deleted */
     free(f->split_row);
     fio_close(f->file);
@@ -245,6 +362,7 @@ int storefile_open(const char *path, blockcache *cache, storefile **out)
         rc = load_sections(f, &t);
     if (rc != ST_OK)
         goto fail;
+    map_file(f);
     f->cache = cache;
     f->file_id = blockcache_new_file_id();
     atomic_init(&f->refs, 1);
@@ -475,10 +593,51 @@ static int read_ahead(storefile *f, uint32_t idx, size_t bytes, sf_block_ref *ou
     return rc;
 }
 
+/* An uncompressed block straight from the mapping, checked on its first use (header,
+ * CRC, layout, first key). 1 when the block is compressed: the caller reads it. */
+static int mapped_block(storefile *f, uint32_t idx, sf_block_ref *out)
+{
+    const sf_index_entry *e = &f->index[idx];
+    const uint8_t *h = f->map + e->offset;
+    if (h[1] != BLOCK_COMPRESSION_NONE)
+        return 1;
+    atomic_uchar *bits = &f->verified[idx / 8];
+    uint8_t mask = (uint8_t)(1u << (idx % 8));
+    if (atomic_load_explicit(bits, memory_order_relaxed) & mask) {
+        block_view(&out->view, h + BLOCK_HEADER_LEN, be32_get(h + 8));
+        out->blk = &out->view;
+        return ST_OK;
+    }
+    const uint8_t *raw = NULL;
+    uint8_t *decoded = NULL;
+    size_t raw_len = 0;
+    const char *why = NULL;
+    int rc = block_frame_open(h, e->size, &raw, &raw_len, &decoded, &why);
+    free(decoded); /* none for an uncompressed block */
+    if (rc == ST_OK && decoded)
+        rc = (why = "compression code changed under the mapping", ST_CORRUPTION);
+    if (rc == ST_OK && block_init(&out->view, raw, raw_len) != ST_OK)
+        rc = (why = "malformed block contents", ST_CORRUPTION);
+    if (rc == ST_OK && !first_matches_index(&out->view, e))
+        rc = (why = "its first cell disagrees with the index", ST_CORRUPTION);
+    if (rc != ST_OK) {
+        out->view = (block_t){0};
+        return block_error(f, idx, rc, why);
+    }
+    atomic_fetch_or_explicit(bits, mask, memory_order_relaxed);
+    out->blk = &out->view;
+    return ST_OK;
+}
+
 int storefile_block_acquire_ahead(storefile *f, uint32_t idx, bool fill_cache, size_t readahead,
                                   sf_block_ref *out)
 {
     *out = (sf_block_ref){0};
+    if (f->map) {
+        int rc = mapped_block(f, idx, out);
+        if (rc <= 0)
+            return rc;
+    }
     uint64_t off = f->index[idx].offset;
     if (f->cache && (out->handle = blockcache_lookup(f->cache, f->file_id, off))) {
         out->blk = &((sf_block *)blockcache_value(out->handle))->blk;

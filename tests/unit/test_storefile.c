@@ -17,7 +17,10 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "common/bytes.h"
@@ -339,11 +342,34 @@ static void check_bloom(storefile *f, bloom_type bloom)
 
 /* ---- the full matrix ---- */
 
+/* Mapped reads: uncompressed blocks come from the mapping and never enter the cache;
+ * compressed ones do. */
+static void roundtrip_mapped(const char *path, compression_type comp)
+{
+    storefile_set_mmap_reads(true);
+    blockcache *bc = blockcache_new(2 << 20, 0);
+    storefile *f = NULL;
+    assert_int_equal(storefile_open(path, bc, &f), ST_OK);
+    check_scan(f, true, data, ndata);
+    check_random_seeks(f, true, NSEEKS);
+    check_scan(f, true, data, ndata); /* the blocks verified once, read again */
+    blockcache_stats st;
+    blockcache_get_stats(bc, &st);
+    if (comp == COMPRESSION_NONE)
+        assert_int_equal(st.inserts, 0);
+    else
+        assert_true(st.inserts > 0);
+    storefile_unref(f);
+    blockcache_free(bc);
+}
+
 static void roundtrip(compression_type comp, bloom_type bloom, const char *name)
 {
     storefile_options o = {.block_size = BLOCK, .compression = comp, .bloom = bloom};
     const char *path = path_of(name);
     write_file(path, &o, data, ndata, 4242, true);
+    roundtrip_mapped(path, comp);
+    storefile_set_mmap_reads(false); /* below: every block through pread and the cache */
     blockcache *bc = blockcache_new(2 << 20, 0);
     storefile *f = NULL;
     assert_int_equal(storefile_open(path, bc, &f), ST_OK);
@@ -370,6 +396,7 @@ static void roundtrip(compression_type comp, bloom_type bloom, const char *name)
     check_random_seeks(f, true, NSEEKS / 10);
     storefile_unref(f);
     blockcache_free(bc);
+    storefile_set_mmap_reads(true);
 }
 
 static void roundtrip_none_nobloom(void **state)
@@ -611,7 +638,11 @@ static void corrupt_data_block(compression_type comp, const char *name)
         buf_set(&b, g.data, g.len);
         b.data[spots[s]] ^= 0x10;
         write_raw(path, &b);
-        expect_block_corruption(path, n, off, before, spots[s] >= off + 16);
+        for (int mapped = 0; mapped < 2; mapped++) {
+            storefile_set_mmap_reads(mapped);
+            expect_block_corruption(path, n, off, before, spots[s] >= off + 16);
+        }
+        storefile_set_mmap_reads(true);
     }
     buf_free(&g);
     buf_free(&b);
@@ -853,7 +884,9 @@ static void mark_deleted_unlinks_after_last_iterator(void **state)
     write_file(path, &o, data, 5000, 1, false);
     blockcache *bc = blockcache_new(1 << 20, 0);
     storefile *f = NULL;
+    storefile_set_mmap_reads(false); /* blocks through the cache, dropped with the file */
     assert_int_equal(storefile_open(path, bc, &f), ST_OK);
+    storefile_set_mmap_reads(true);
     kv_iter *a = storefile_iter(f, true), *b = storefile_iter(f, true);
     storefile_mark_deleted(f);
     storefile_unref(f); /* the iterators keep it open */
@@ -876,6 +909,50 @@ static void mark_deleted_unlinks_after_last_iterator(void **state)
     assert_int_equal(st.entries, 0);
     assert_int_equal(st.usage, 0);
     blockcache_free(bc);
+}
+
+/* A mapped file cut short behind the reader's back: the read that touches the missing
+ * pages gets SIGBUS, and the handler names the file and the offset before the process
+ * ends with that signal (in a child here). */
+static void truncated_mapped_file_names_itself_on_sigbus(void **state)
+{
+    const char *path = path_of("truncated-under-map");
+    storefile_options o = {.block_size = BLOCK};
+    write_file(path, &o, data, 5000, 1, false);
+    int pipefd[2];
+    assert_int_equal(pipe(pipefd), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(pipefd[0]);
+        dup2(pipefd[1], 2);
+        signal(SIGBUS, SIG_DFL); /* cmocka's (or a sanitizer's) handler out of the way */
+        storefile_handle_sigbus();
+        storefile *f = NULL;
+        if (storefile_open(path, NULL, &f) != ST_OK)
+            _exit(3);
+        if (truncate(path, 100) != 0)
+            _exit(4);
+        kv_iter *it = storefile_iter(f, false);
+        kv_iter_seek(it, &data[4000].c); /* touches a page that is gone */
+        _exit(kv_iter_valid(it) ? 5 : 6);
+    }
+    close(pipefd[1]);
+    char out[1024];
+    size_t n = 0;
+    ssize_t r;
+    while (n < sizeof(out) - 1 && (r = read(pipefd[0], out + n, sizeof(out) - 1 - n)) > 0)
+        n += (size_t)r;
+    out[n] = 0;
+    close(pipefd[0]);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (!WIFSIGNALED(status))
+        print_error("child exited %d: %s\n", WEXITSTATUS(status), out);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGBUS);
+    assert_non_null(strstr(out, path));
+    assert_non_null(strstr(out, "I/O error or truncation under a mapped read"));
 }
 
 static void unref_without_delete_keeps_file(void **state)
@@ -1078,6 +1155,7 @@ int main(void)
         cmocka_unit_test(fault_short_write_during_add),
         cmocka_unit_test(fault_create_fails_open),
         cmocka_unit_test(mark_deleted_unlinks_after_last_iterator),
+        cmocka_unit_test(truncated_mapped_file_names_itself_on_sigbus),
         cmocka_unit_test(unref_without_delete_keeps_file),
         cmocka_unit_test(mid_row),
         cmocka_unit_test(concurrent_readers_share_cache),

@@ -35,6 +35,7 @@ const char *st_strerror(int code)
     case ST_NOMEM: return "out of memory";
     case ST_UNSUPPORTED: return "unsupported";
     case ST_INTERNAL: return "internal error";
+    case ST_WOULD_BLOCK: return "would block";
     case ST_CONNECTION: return "connection error";
     case ST_PROTOCOL: return "protocol error";
     default: return "unknown status";

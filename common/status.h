@@ -42,6 +42,8 @@ typedef enum st_code {
     ST_NOMEM = -70,
     ST_UNSUPPORTED = -80,
     ST_INTERNAL = -90,
+    ST_WOULD_BLOCK = -91, /* a read tried on an I/O thread needs the disk: run it on a
+                           * handler instead (never sent to a client) */
     /* network (docs/rpc.md) */
     ST_CONNECTION = -100, /* connection refused, lost or reset: retryable */
     ST_PROTOCOL = -101,   /* bytes that break the RPC framing or headers */

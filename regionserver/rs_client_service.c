@@ -9,7 +9,11 @@
  * Writes (Mutate, and a Multi holding any mutation) pass the self-fencing check
  * (rs_cluster_check_fence) before they are applied and again before they are answered;
  * a fenced server answers the whole call ST_NOT_SERVING. Reads do not check.
- * Thread-safety: handlers run on RPC handler threads; all state is per call.
+ * Get is registered inline: it is first tried on the RPC I/O thread that read it, reading
+ * only what is in memory (memstores, cached or mapped and verified blocks); one that needs
+ * the disk answers ST_WOULD_BLOCK there and runs again on a handler.
+ * Thread-safety: handlers run on RPC handler threads (Get also on the I/O thread); all
+ * state is per call.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +35,13 @@ static int do_get(region *r, const Strata__Client__Get *g, rs_pool *pool,
     int rc = res && pr ? ST_OK : st_error(ST_NOMEM, "out of memory");
     if (rc == ST_OK)
         rc = rs_spec_from_get(r, g, pool, &spec, &flt);
+    spec.cached_only = rpc_server_on_io_thread(); /* no disk reads there: ST_WOULD_BLOCK */
     if (rc == ST_OK)
         rc = region_get(r, g->row.data, g->row.len, &spec, res);
+    if (rc == ST_WOULD_BLOCK) {
+        filter_free(flt);
+        return rc; /* run again on a handler */
+    }
     filter_free(flt);
     if (rc == ST_OK)
         rc = rs_result_to_proto(res, pool, pr);
@@ -279,7 +288,7 @@ RPC_PROTO_HANDLER(handle_multi, check_serving, strata__client__multi_request__de
 
 int rs_client_service_register(rs_server *s)
 {
-    int rc = rpc_server_register(s->rpc, "ClientService.Get", handle_get, s);
+    int rc = rpc_server_register_inline(s->rpc, "ClientService.Get", handle_get, s);
     if (rc == ST_OK)
         rc = rpc_server_register(s->rpc, "ClientService.Mutate", handle_mutate, s);
     if (rc == ST_OK)

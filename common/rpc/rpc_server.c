@@ -61,7 +61,21 @@ int rpc_server_new(const rpc_server_opts *opts, rpc_server **out)
     return ST_OK;
 }
 
+static int register_method(rpc_server *s, const char *method, rpc_handler_fn fn, void *ctx,
+                           bool inline_first);
+
 int rpc_server_register(rpc_server *s, const char *method, rpc_handler_fn fn, void *ctx)
+{
+    return register_method(s, method, fn, ctx, false);
+}
+
+int rpc_server_register_inline(rpc_server *s, const char *method, rpc_handler_fn fn, void *ctx)
+{
+    return register_method(s, method, fn, ctx, true);
+}
+
+static int register_method(rpc_server *s, const char *method, rpc_handler_fn fn, void *ctx,
+                           bool inline_first)
 {
     size_t len = method ? strlen(method) : 0;
     if (s->started || !fn || len == 0 || len > RPC_METHOD_MAX)
@@ -77,6 +91,7 @@ int rpc_server_register(rpc_server *s, const char *method, rpc_handler_fn fn, vo
     memcpy(m[s->n_methods].name, method, len + 1);
     m[s->n_methods].fn = fn;
     m[s->n_methods].ctx = ctx;
+    m[s->n_methods].inline_first = inline_first;
     s->n_methods++;
     return ST_OK;
 }
@@ -267,5 +282,7 @@ void rpc_server_stats_get(const rpc_server *s, rpc_server_stats *out)
     out->unknown_methods = LOAD(unknown);
     out->protocol_errors = LOAD(protocol);
     out->read_pauses = LOAD(paused);
+    out->calls_inline = LOAD(inlined);
+    out->calls_deferred = LOAD(deferred);
 #undef LOAD
 }

@@ -15,6 +15,7 @@
 #ifndef STRATA_COMMON_RPC_SERVER_H
 #define STRATA_COMMON_RPC_SERVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,6 +68,8 @@ typedef struct rpc_server_stats {
     uint64_t unknown_methods;  /* answered ST_UNSUPPORTED */
     uint64_t protocol_errors;  /* connections closed for a bad preamble/frame/header */
     uint64_t read_pauses;      /* times a connection's reads paused for unread answers */
+    uint64_t calls_inline;     /* answered on the I/O thread (rpc_server_register_inline) */
+    uint64_t calls_deferred;   /* tried there, would have blocked, queued for a handler */
 } rpc_server_stats;
 
 /* Largest amount of unsent answers one connection may hold before the server stops
@@ -82,6 +85,13 @@ int rpc_server_new(const rpc_server_opts *opts, rpc_server **out);
 /* Registers a method under "Service.Method" (at most RPC_METHOD_MAX bytes). ctx is passed
  * to every call. Only before rpc_server_start. ST_EXISTS if the name is taken. */
 int rpc_server_register(rpc_server *s, const char *method, rpc_handler_fn fn, void *ctx);
+/* The same for a short method that is first tried on the I/O thread that read the call
+ * (no hand-off to a handler and back): there fn must not block, and rpc_server_on_io_thread()
+ * is true; if it would need to (a disk read), it returns ST_WOULD_BLOCK having changed
+ * nothing, and the call is queued for a handler as any other. */
+int rpc_server_register_inline(rpc_server *s, const char *method, rpc_handler_fn fn, void *ctx);
+/* True while this thread runs a method on the server's I/O thread (see above). */
+bool rpc_server_on_io_thread(void);
 
 /* Binds host:port (port 0 = any free port; host NULL = "127.0.0.1"), starts the I/O thread
  * and the handler threads. ST_OK; ST_IO (bind/listen failed, message names the address);

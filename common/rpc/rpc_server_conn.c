@@ -171,6 +171,62 @@ static srv_call *call_new(srv_conn *c, const rpc_request_header *h, const srv_me
     return call;
 }
 
+static _Thread_local bool on_io_thread;
+
+bool rpc_server_on_io_thread(void)
+{
+    return on_io_thread;
+}
+
+/* Tries an inline method on the I/O thread; true if it answered (the answer joins the
+ * connection's output, so answers to calls read together leave in one write), false if
+ * it would block and must go to a handler. */
+static bool run_inline(srv_conn *c, const rpc_request_header *h, const srv_method *m,
+                       const rpc_frame *f)
+{
+    rpc_server *s = c->srv;
+    rpc_request req = {.method = h->method,
+                       .body = f->body,
+                       .body_len = f->body_len,
+                       .call_id = h->call_id,
+                       .peer = c->peer,
+                       .deadline_ns = h->deadline_ms
+                                          ? clock_mono_ns() + (uint64_t)h->deadline_ms * 1000000u
+                                          : 0};
+    rpc_reply reply;
+    memset(&reply, 0, sizeof(reply));
+    st_clear();
+    on_io_thread = true;
+    int rc = m->fn(m->ctx, &req, &reply);
+    on_io_thread = false;
+    if (rc == ST_WOULD_BLOCK) {
+        buf_free(&reply.body);
+        buf_free(&reply.hint);
+        SRV_STAT_ADD(s, deferred, 1);
+        return false;
+    }
+    SRV_STAT_ADD(s, handled, 1);
+    SRV_STAT_ADD(s, inlined, 1);
+    buf_t out = {0};
+    if (rc == ST_OK)
+        rc = rpc_header_encode_reply(&out, h->call_id, reply.body.data, reply.body.len,
+                                     s->opts.max_frame);
+    if (rc != ST_OK) {
+        buf_reset(&out);
+        if (rpc_header_encode_error_hint(&out, h->call_id, rc < 0 ? rc : ST_INTERNAL,
+                                         st_errmsg(), rpc_status_retryable(rc),
+                                         reply.retry_after_ms, reply.hint.data,
+                                         reply.hint.len) != ST_OK)
+            LOG_ERROR("rpc server: call %u %s from %s: cannot encode error answer: %s",
+                      h->call_id, h->method, c->peer, st_errmsg());
+    }
+    srv_conn_write(c, &out);
+    buf_free(&out);
+    buf_free(&reply.body);
+    buf_free(&reply.hint);
+    return true;
+}
+
 static void dispatch(srv_conn *c, const rpc_frame *f)
 {
     rpc_server *s = c->srv;
@@ -189,6 +245,8 @@ static void dispatch(srv_conn *c, const rpc_frame *f)
         answer_now(c, h.call_id, ST_UNSUPPORTED, msg);
         return;
     }
+    if (m->inline_first && c->state == CONN_FRAMES && run_inline(c, &h, m, f))
+        return;
     srv_call *call = call_new(c, &h, m, f);
     if (!call) {
         snprintf(msg, sizeof(msg), "out of memory for call %u %s (%zu bytes) from %s", h.call_id,

@@ -44,6 +44,7 @@ typedef struct srv_method {
     char name[RPC_METHOD_MAX + 1];
     rpc_handler_fn fn;
     void *ctx;
+    bool inline_first; /* rpc_server_register_inline */
 } srv_method;
 
 /* Connection states; transitions:
@@ -117,7 +118,7 @@ struct rpc_server {
 
     struct {
         _Atomic uint64_t accepted, open, received, handled, busy, expired, unknown, protocol,
-            paused;
+            paused, inlined, deferred;
     } stats;
 };
 

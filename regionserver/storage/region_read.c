@@ -264,7 +264,7 @@ int region_read_row(region *r, const uint8_t *row, size_t row_len, const scan_sp
     s.batch = 0;
     s.mode = SCAN_MODE_USER;
 
-    store_read_hint hint = {row, row_len, NULL, 0, s.min_ts, s.max_ts, true};
+    store_read_hint hint = {row, row_len, NULL, 0, s.min_ts, s.max_ts, true, s.cached_only};
     if (s.ncolumns == 1 && s.columns[0].qualifier) {
         hint.qualifier = s.columns[0].qualifier;
         hint.qualifier_len = s.columns[0].qualifier_len;
@@ -297,8 +297,10 @@ int region_get(region *r, const uint8_t *row, size_t row_len, const scan_spec *s
     int rc = region_check_row(r, row, row_len);
     if (rc != ST_OK)
         return rc;
-    atomic_fetch_add(&r->read_requests, 1);
-    return region_read_row(r, row, row_len, spec, out);
+    rc = region_read_row(r, row, row_len, spec, out);
+    if (rc != ST_WOULD_BLOCK) /* one that will be tried again is not counted twice */
+        atomic_fetch_add(&r->read_requests, 1);
+    return rc;
 }
 
 struct region_scanner {
@@ -339,7 +341,7 @@ int region_scanner_open(region *r, const scan_spec *spec, region_scanner **out)
     scan_spec dflt = {0};
     clamp_spec(r, spec ? spec : &dflt, &s);
     int rc = ST_OK;
-    store_read_hint hint = {NULL, 0, NULL, 0, s.min_ts, s.max_ts, true};
+    store_read_hint hint = {NULL, 0, NULL, 0, s.min_ts, s.max_ts, true, false};
     kv_iter *input = NULL;
     if (rc == ST_OK)
         rc = build_input(r, &s, &hint, &input);

@@ -65,6 +65,8 @@ typedef struct scan_spec {
     int64_t limit;      /* rows; 0: no limit */
     int batch;          /* at most this many cells per result; 0: whole rows */
     scan_mode mode;
+    bool cached_only;   /* Get: read only blocks already in memory (block cache, or mapped
+                         * and verified); one that is not fails with ST_WOULD_BLOCK */
 } scan_spec;
 
 /* One result: cells of one row (or a batch-sized part of it), owning their bytes. */

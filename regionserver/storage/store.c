@@ -274,6 +274,14 @@ static bool file_passes(const store *s, const storefile *f, const store_read_hin
     return true;
 }
 
+static unsigned iter_flags(const store_read_hint *h)
+{
+    unsigned flags = !h || h->fill_cache ? SF_ITER_FILL_CACHE : 0;
+    if (h && h->cached_only)
+        flags |= SF_ITER_CACHED_ONLY;
+    return flags;
+}
+
 int store_collect_iters(store *s, uint64_t read_point, const store_read_hint *hint,
                         read_source **srcs, size_t *n, size_t *cap)
 {
@@ -304,7 +312,7 @@ int store_collect_iters(store *s, uint64_t read_point, const store_read_hint *hi
     }
     for (size_t i = 0; files && i < nf; i++) {
         if (rc == ST_OK && file_passes(s, files[i], hint))
-            rc = push_source(srcs, n, cap, storefile_iter(files[i], !hint || hint->fill_cache),
+            rc = push_source(srcs, n, cap, storefile_iter_flags(files[i], iter_flags(hint)),
                              storefile_get_info(files[i])->max_ts);
         storefile_unref(files[i]);
     }

@@ -54,6 +54,7 @@ typedef struct store_read_hint {
     int64_t min_ts;
     int64_t max_ts;
     bool fill_cache;
+    bool cached_only; /* store files: SF_ITER_CACHED_ONLY (see scan_spec) */
 } store_read_hint;
 
 /* One input of a read: an iterator and the newest timestamp any cell in it (put or

@@ -114,6 +114,13 @@ bool storefile_may_contain_column(const storefile *f, const uint8_t *row, size_t
 /* An iterator over all cells; holds a reference to f until destroyed. fill_cache
  * false reads blocks without inserting them (compaction). NULL if out of memory. */
 kv_iter *storefile_iter(storefile *f, bool fill_cache);
+/* storefile_iter with flags: SF_ITER_FILL_CACHE (a miss is cached), SF_ITER_CACHED_ONLY
+ * (a block that is neither in the block cache nor already verified in the mapping is not
+ * read: the iterator fails with ST_WOULD_BLOCK instead, for reads tried where they must
+ * not wait for the disk). */
+#define SF_ITER_FILL_CACHE 1u
+#define SF_ITER_CACHED_ONLY 2u
+kv_iter *storefile_iter_flags(storefile *f, unsigned flags);
 
 /* The row of the first key of data block (block_count-1)/2 (a split point).
  * ST_NOT_FOUND for an empty file, ST_INVALID_ARGUMENT for a reference (naming it). */

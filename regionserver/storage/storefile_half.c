@@ -189,12 +189,12 @@ static const kv_iter_ops half_iter_ops = {
     .destroy = half_destroy,
 };
 
-kv_iter *storefile_half_iter(storefile *f, bool fill_cache)
+kv_iter *storefile_half_iter(storefile *f, unsigned flags)
 {
     half_iter *it = calloc(1, sizeof(*it));
     if (!it)
         return NULL;
-    if (!(it->in = storefile_iter(f->target, fill_cache))) {
+    if (!(it->in = storefile_iter_flags(f->target, flags))) {
         free(it);
         return NULL;
     }

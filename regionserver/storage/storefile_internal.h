@@ -86,6 +86,9 @@ typedef struct sf_block_ref {
 int storefile_block_acquire(storefile *f, uint32_t idx, bool fill_cache, sf_block_ref *out);
 /* The same; on a miss with fill_cache, up to `readahead` bytes of the blocks after idx
  * are read with it in one pread and cached too (a forward scan's next blocks). */
+/* Pins block idx only if that needs no read: a block-cache hit, or a mapped block
+ * already verified; otherwise ST_WOULD_BLOCK (no message) and nothing pinned. */
+int storefile_block_acquire_cached(storefile *f, uint32_t idx, sf_block_ref *out);
 int storefile_block_acquire_ahead(storefile *f, uint32_t idx, bool fill_cache, size_t readahead,
                                   sf_block_ref *out);
 /* Unpins; a ref with nothing pinned is a no-op. */
@@ -97,6 +100,6 @@ int64_t storefile_index_find(const storefile *f, const cell_t *key);
  * its half, and the iterator over the half (holds a reference to f; NULL if out of
  * memory). */
 bool storefile_half_has_row(const storefile *f, const uint8_t *row, size_t row_len);
-kv_iter *storefile_half_iter(storefile *f, bool fill_cache);
+kv_iter *storefile_half_iter(storefile *f, unsigned flags);
 
 #endif

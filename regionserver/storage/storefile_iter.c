@@ -38,6 +38,7 @@ typedef struct sf_iter {
     kv_iter base;
     storefile *f;
     bool fill_cache;
+    bool cached_only; /* SF_ITER_CACHED_ONLY */
     bool valid;
     int status;
     uint32_t block; /* index of the pinned block (when ref.blk) */
@@ -61,7 +62,8 @@ static bool load_ahead(sf_iter *it, uint32_t b, size_t ahead)
     if (it->ref.blk && it->block == b)
         return true;
     storefile_block_release(it->f, &it->ref);
-    int rc = storefile_block_acquire_ahead(it->f, b, it->fill_cache, ahead, &it->ref);
+    int rc = it->cached_only ? storefile_block_acquire_cached(it->f, b, &it->ref)
+                             : storefile_block_acquire_ahead(it->f, b, it->fill_cache, ahead, &it->ref);
     if (rc != ST_OK) {
         it->status = rc;
         invalidate(it);
@@ -129,7 +131,8 @@ static bool check_block(sf_iter *it, uint32_t b)
     if (b >= it->f->info.block_count)
         return true;
     sf_block_ref ref;
-    int rc = storefile_block_acquire(it->f, b, it->fill_cache, &ref);
+    int rc = it->cached_only ? storefile_block_acquire_cached(it->f, b, &ref)
+                             : storefile_block_acquire(it->f, b, it->fill_cache, &ref);
     if (rc != ST_OK) {
         it->status = rc;
         invalidate(it);
@@ -221,14 +224,21 @@ static const kv_iter_ops sf_iter_ops = {
 
 kv_iter *storefile_iter(storefile *f, bool fill_cache)
 {
+    return storefile_iter_flags(f, fill_cache ? SF_ITER_FILL_CACHE : 0);
+}
+
+kv_iter *storefile_iter_flags(storefile *f, unsigned flags)
+{
+    bool fill_cache = flags & SF_ITER_FILL_CACHE;
     if (f->target)
-        return storefile_half_iter(f, fill_cache);
+        return storefile_half_iter(f, flags);
     sf_iter *it = calloc(1, sizeof(*it));
     if (!it)
         return NULL;
     it->base.ops = &sf_iter_ops;
     it->f = f;
     it->fill_cache = fill_cache;
+    it->cached_only = flags & SF_ITER_CACHED_ONLY;
     storefile_ref(f);
     return &it->base;
 }

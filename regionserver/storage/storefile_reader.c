@@ -657,6 +657,22 @@ int storefile_block_acquire_ahead(storefile *f, uint32_t idx, bool fill_cache, s
     return ST_OK;
 }
 
+int storefile_block_acquire_cached(storefile *f, uint32_t idx, sf_block_ref *out)
+{
+    *out = (sf_block_ref){0};
+    /* Only uncompressed blocks get a verified bit, and verifying touched every page of
+     * the block: it is taken as resident (the kernel may have dropped pages since; the
+     * read then waits for them like any page fault). */
+    if (f->map &&
+        (atomic_load_explicit(&f->verified[idx / 8], memory_order_relaxed) & (1u << (idx % 8))))
+        return mapped_block(f, idx, out);
+    if (f->cache && (out->handle = blockcache_lookup(f->cache, f->file_id, f->index[idx].offset))) {
+        out->blk = &((sf_block *)blockcache_value(out->handle))->blk;
+        return ST_OK;
+    }
+    return ST_WOULD_BLOCK;
+}
+
 int storefile_block_acquire(storefile *f, uint32_t idx, bool fill_cache, sf_block_ref *out)
 {
     return storefile_block_acquire_ahead(f, idx, fill_cache, 0, out);

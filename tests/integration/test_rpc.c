@@ -113,6 +113,16 @@ static int h_block(void *ctx, const rpc_request *req, rpc_reply *reply)
     return buf_append(&reply->body, "ok", 2);
 }
 
+/* Inline: answers "io" on the I/O thread unless the body is "slow", which would block
+ * there and so must come back on a handler, answering "handler". */
+static int h_inline(void *ctx, const rpc_request *req, rpc_reply *reply)
+{
+    bool slow = req->body_len == 4 && memcmp(req->body, "slow", 4) == 0;
+    if (rpc_server_on_io_thread())
+        return slow ? ST_WOULD_BLOCK : buf_append(&reply->body, "io", 2);
+    return buf_append(&reply->body, "handler", 7);
+}
+
 static int h_fail(void *ctx, const rpc_request *req, rpc_reply *reply)
 {
     reply->retry_after_ms = 42;
@@ -140,6 +150,7 @@ static void server_start(test_server *t, int handlers, int queue, uint32_t max_f
     assert_int_equal(rpc_server_register(t->srv, "Test.Jitter", h_jitter, NULL), ST_OK);
     assert_int_equal(rpc_server_register(t->srv, "Test.Block", h_block, NULL), ST_OK);
     assert_int_equal(rpc_server_register(t->srv, "Test.Fail", h_fail, NULL), ST_OK);
+    assert_int_equal(rpc_server_register_inline(t->srv, "Test.Inline", h_inline, NULL), ST_OK);
     assert_int_equal(rpc_server_register(t->srv, "Test.Echo", h_echo, NULL), ST_EXISTS);
     assert_int_equal(rpc_server_start(t->srv, "127.0.0.1", port), ST_OK);
     t->port = rpc_server_port(t->srv);
@@ -307,6 +318,33 @@ static void test_echo_roundtrip_and_sizes(void **state)
     rpc_client_stats cs;
     rpc_client_stats_get(c, &cs);
     assert_int_equal(cs.connects, 1);
+    rpc_client_free(c);
+    rpc_server_free(t.srv);
+}
+
+/* An inline method runs on the I/O thread; one that would block there runs again on a
+ * handler; ordinary methods never run on the I/O thread. */
+static void test_inline_method_on_io_thread_or_handler(void **state)
+{
+    test_server t;
+    server_start(&t, 2, 64, 0, 0);
+    rpc_client *c = client_new(0);
+    buf_t resp = {0};
+    for (int i = 0; i < 10; i++) {
+        assert_int_equal(rpc_client_call(c, t.addr, "Test.Inline", "fast", 4, 2000, &resp), ST_OK);
+        assert_int_equal(resp.len, 2);
+        assert_memory_equal(resp.data, "io", 2);
+        assert_int_equal(rpc_client_call(c, t.addr, "Test.Inline", "slow", 4, 2000, &resp), ST_OK);
+        assert_int_equal(resp.len, 7);
+        assert_memory_equal(resp.data, "handler", 7);
+    }
+    assert_int_equal(rpc_client_call(c, t.addr, "Test.Echo", "x", 1, 2000, &resp), ST_OK);
+    rpc_server_stats ss;
+    rpc_server_stats_get(t.srv, &ss);
+    assert_int_equal(ss.calls_inline, 10);
+    assert_int_equal(ss.calls_deferred, 10);
+    assert_int_equal(ss.calls_handled, 21);
+    buf_free(&resp);
     rpc_client_free(c);
     rpc_server_free(t.srv);
 }
@@ -1028,6 +1066,8 @@ int main(void)
     pthread_cond_init(&svc.cv, NULL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_echo_roundtrip_and_sizes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_inline_method_on_io_thread_or_handler, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_unknown_method_and_handler_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_calls_rejected_before_sending, setup, teardown),
         cmocka_unit_test_setup_teardown(test_answers_out_of_order, setup, teardown),

@@ -236,11 +236,47 @@ static void older_file_with_newer_timestamp_wins(void **state)
     assert_string_equal(v, "visible");
 }
 
+static int get_cached_only(fixture *f, const char *row, bool cached_only, scan_result *res)
+{
+    scan_column col = {(const uint8_t *)"a", 1, (const uint8_t *)"q", 1};
+    scan_spec s = {.columns = &col, .ncolumns = 1, .cached_only = cached_only};
+    return region_get(f->reg, (const uint8_t *)row, strlen(row), &s, res);
+}
+
+/* A cached-only Get (the RPC I/O thread's) reads memstores and blocks already in
+ * memory, and answers ST_WOULD_BLOCK, having read nothing, for a block it would have to
+ * read: after a reopen no block has been read yet. */
+static void cached_only_get_would_block_on_unread_blocks(void **state)
+{
+    fixture *f = *state;
+    scan_result res;
+    scan_result_init(&res);
+    assert_int_equal(tu_put(f->reg, "cold", "a", "q", "on-disk", 10), ST_OK);
+    assert_int_equal(region_close(f->reg, true), ST_OK);
+    engine_close(f->eng);
+    open_region(f);
+    assert_int_equal(tu_put(f->reg, "warm", "a", "q", "in-memstore", 10), ST_OK);
+    assert_int_equal(get_cached_only(f, "warm", true, &res), ST_OK);
+    assert_int_equal(res.ncells, 1);
+    assert_int_equal(get_cached_only(f, "cold", true, &res), ST_WOULD_BLOCK);
+    assert_int_equal(get_cached_only(f, "cold", false, &res), ST_OK); /* reads the block */
+    assert_int_equal(res.ncells, 1);
+    assert_int_equal(get_cached_only(f, "cold", true, &res), ST_OK); /* now in memory */
+    assert_int_equal(res.ncells, 1);
+    assert_memory_equal(res.cells[0].value, "on-disk", 7);
+    region_stats st;
+    region_get_stats(f->reg, &st);
+    assert_int_equal(st.read_requests, 3); /* the one that would block is not counted */
+    scan_result_free(&res);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(get_matches_full_merge, setup, teardown),
         cmocka_unit_test_setup_teardown(older_file_with_newer_timestamp_wins, setup, teardown),
+        cmocka_unit_test_setup_teardown(cached_only_get_would_block_on_unread_blocks, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -307,6 +307,7 @@ static void every_status_classified(void **state)
         {ST_NOMEM, RETRY_FATAL},
         {ST_UNSUPPORTED, RETRY_FATAL},
         {ST_INTERNAL, RETRY_FATAL},
+        {ST_WOULD_BLOCK, RETRY_FATAL},
         {ST_CONNECTION, RETRY_INVALIDATE},
         {ST_PROTOCOL, RETRY_FATAL},
         {-999, RETRY_FATAL},

@@ -16,8 +16,10 @@
  * and send answers under out_mu (see rpc_server_internal.h), which srv_conn_close and
  * srv_conn_write take too.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -64,6 +66,7 @@ void srv_conn_close(srv_conn *c)
     c->fd = -1; /* no handler sends from here on; the socket closes below */
     c->partial = NULL;
     pthread_mutex_unlock(&c->out_mu);
+    buf_free(&c->inline_out);
     bufferevent_free(c->bev);
     c->bev = NULL;
     conn_unlink(c->srv, c);
@@ -220,11 +223,39 @@ static bool run_inline(srv_conn *c, const rpc_request_header *h, const srv_metho
             LOG_ERROR("rpc server: call %u %s from %s: cannot encode error answer: %s",
                       h->call_id, h->method, c->peer, st_errmsg());
     }
-    srv_conn_write(c, &out);
+    if (buf_append(&c->inline_out, out.data, out.len) != ST_OK)
+        srv_conn_write(c, &out);
     buf_free(&out);
     buf_free(&reply.body);
     buf_free(&reply.hint);
     return true;
+}
+
+/* End of a read: sends the inline answers it produced, all in one system call when the
+ * output is idle (else, or for what the socket does not take, through the bufferevent,
+ * after any bytes already there). */
+static void flush_inline(srv_conn *c)
+{
+    buf_t *b = &c->inline_out;
+    size_t off = 0;
+    pthread_mutex_lock(&c->out_mu);
+    bool direct = !c->out_io && !c->partial && c->fd >= 0;
+    while (direct && off < b->len) {
+        ssize_t n = send(c->fd, b->data + off, b->len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; /* full, or broken: the bufferevent takes the rest and sees the error */
+        off += (size_t)n;
+    }
+    if (direct && off < b->len) {
+        buf_t rest = {b->data + off, b->len - off, 0};
+        queue_out(c, &rest);
+    }
+    pthread_mutex_unlock(&c->out_mu);
+    if (!direct)
+        srv_conn_write(c, b);
+    buf_reset(b);
 }
 
 static void dispatch(srv_conn *c, const rpc_frame *f)
@@ -291,6 +322,8 @@ static void read_cb(struct bufferevent *bev, void *arg)
         }
         drain_frames(c);
     }
+    if (c->state != CONN_CLOSED && c->inline_out.len)
+        flush_inline(c);
     srv_conn_unref(c);
 }
 

@@ -71,6 +71,7 @@ typedef struct srv_conn {
     bool out_io;              /* the I/O thread owns the output */
     size_t out_queued;        /* answers of this connection on the done list */
     struct srv_call *partial; /* answer whose tail must be written first */
+    buf_t inline_out;         /* I/O thread: inline answers of this read, sent at its end */
     struct srv_conn *prev, *next;
 } srv_conn;
 

@@ -4,7 +4,7 @@
  *
  *   strata bench engine [--num N] [--workloads w1,w2,...] [--value-size B] [--json]
  *                       [--threads T] [--dir D] [--engines e1,e2,...]
- *                       [--repeat N]
+ *                       [--repeat N] [--compare FILE.json [--spread PCT]]
  *
  * Every engine gets the same settings (bench_db_config: 64 MiB LRU block cache, 64 MiB
  * write buffer / memstore flush size, 4 KiB blocks, 10 bits/key bloom filters, no
@@ -20,8 +20,11 @@
  * (for an even N the mean of the middle two), reported with the min, the max and
  * spread = (max - min) / median * 100 / 2 percent (JSON: runs, ops_min, ops_max,
  * spread_pct; the table gets a spread column); a failure in any run is the result.
- * Exit status: 0 if every engine ran every workload and every read checked out,
- * 1 otherwise, 2 for a usage error.
+ * --compare FILE.json reads a baseline saved from an earlier --json run before running,
+ * and after the report prints this run against it (bench_compare.c): REGRESSED when
+ * ops/s fell by more than max(--spread, default 10%, the baseline's spread_pct).
+ * Exit status: 0 if every engine ran every workload, every read checked out and nothing
+ * regressed, 1 otherwise, 2 for a usage error (an unreadable or malformed baseline too).
  * Thread-safety: the parent is single-threaded (it forks); see bench_run.c for a child.
  */
 #include <errno.h>
@@ -41,6 +44,7 @@
 #include "common/log.h"
 #include "common/status.h"
 #include "tools/bench.h"
+#include "tools/bench_compare.h"
 #include "tools/tools.h"
 
 #define DEFAULT_NUM 1000000
@@ -51,6 +55,7 @@
 #define MIB (1024.0 * 1024.0)
 #define MAX_ENGINES 3
 #define MAX_REPEAT 100
+#define DEFAULT_SPREAD_PCT 10.0
 
 typedef struct cli {
     bench_plan plan;
@@ -60,6 +65,9 @@ typedef struct cli {
     const char *workloads; /* NULL: every workload */
     const char *engines;   /* NULL: every engine built in */
     const char *parent_dir;
+    const char *compare;      /* --compare: the baseline file, or NULL */
+    double spread_pct;        /* --spread */
+    bench_baseline *baseline; /* loaded from compare before anything runs */
     const bench_db_ops *eng[MAX_ENGINES];
     size_t neng;
 } cli;
@@ -125,7 +133,7 @@ static void usage(FILE *f, bool full)
 {
     fprintf(f, "usage: strata bench engine [--num N] [--workloads w1,w2,...] [--value-size B]\n"
                "                           [--json] [--threads T] [--dir D] [--engines e1,...]\n"
-               "                           [--repeat N]\n");
+               "                           [--repeat N] [--compare FILE.json [--spread PCT]]\n");
     if (!full) {
         fprintf(f, "(strata bench engine --help for details)\n");
         return;
@@ -145,8 +153,15 @@ static void usage(FILE *f, bool full)
             "  --json          one JSON object per line per (workload, engine)\n"
             "  --repeat N      run each engine's workloads N times (default 1, at most %d),\n"
             "                  each on fresh DBs; ops/s is the median, with the min, max and\n"
-            "                  spread = (max - min) / median / 2 (shown as +-x%%)\n",
-            DEFAULT_NUM, DEFAULT_VALUE_SIZE, DEFAULT_SYNC_THREADS, MAX_REPEAT);
+            "                  spread = (max - min) / median / 2 (shown as +-x%%)\n"
+            "  --compare F     compare with F, the saved --json output of an earlier run:\n"
+            "                  per (workload, engine) the baseline's ops/s, this run's, the\n"
+            "                  change, and REGRESSED when it fell by more than the spread;\n"
+            "                  with --json, also one {\"compare\":true,...} object per pair.\n"
+            "                  Exit 1 if anything regressed or failed\n"
+            "  --spread PCT    the allowed fall in percent (default %.0f); a baseline line's\n"
+            "                  own spread_pct (from --repeat) is used when larger\n",
+            DEFAULT_NUM, DEFAULT_VALUE_SIZE, DEFAULT_SYNC_THREADS, MAX_REPEAT, DEFAULT_SPREAD_PCT);
 }
 
 static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -157,6 +172,20 @@ static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
     if (errno != 0 || *end != '\0' || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Sets *out to the percentage s, a decimal number in [0, 100]. */
+static bool parse_pct(const char *s, double *out)
+{
+    char *end = NULL;
+    if (s == NULL || *s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno != 0 || *end != '\0' || !(v >= 0 && v <= 100))
         return false;
     *out = v;
     return true;
@@ -258,6 +287,10 @@ static int parse_option(cli *c, const char *name, const char *val)
         c->threads = (int)v;
     else if (strcmp(name, "--repeat") == 0 && parse_u64(val, 1, MAX_REPEAT, &v))
         c->repeat = (int)v;
+    else if (strcmp(name, "--compare") == 0 && *val != '\0')
+        c->compare = val;
+    else if (strcmp(name, "--spread") == 0)
+        return parse_pct(val, &c->spread_pct) ? 0 : -1;
     else if (strcmp(name, "--workloads") == 0)
         c->workloads = val;
     else if (strcmp(name, "--engines") == 0)
@@ -307,6 +340,7 @@ static void cli_defaults(cli *c)
     c->plan.db.bloom_bits_per_key = 10;
     c->threads = DEFAULT_SYNC_THREADS;
     c->repeat = 1;
+    c->spread_pct = DEFAULT_SPREAD_PCT;
     c->parent_dir = "/tmp";
 }
 
@@ -651,6 +685,22 @@ static void report(const cli *c, const outcome *os)
     fflush(stdout);
 }
 
+/* Prints the comparison with the baseline; returns how many pairs regressed or failed. */
+static size_t compare(const cli *c, const outcome *os)
+{
+    static bench_compare_row rows[MAX_ENGINES * BENCH_MAX_WORKLOADS];
+    size_t n = 0;
+    for (size_t w = 0; w < c->plan.nworkloads; w++)
+        for (size_t e = 0; e < c->neng; e++) {
+            const bench_result *r = result_at(&os[e], w);
+            rows[n++] = (bench_compare_row){.workload = c->plan.workloads[w].name,
+                                            .engine = os[e].ops->name,
+                                            .ok = r != NULL,
+                                            .ops_per_sec = r != NULL ? ops_per_sec(r) : 0.0};
+        }
+    return bench_compare_report(c->baseline, rows, n, c->spread_pct, c->json);
+}
+
 /* Runs every engine c->repeat times, round by round (engine order within a round). */
 static void run_rounds(const cli *c, outcome *os)
 {
@@ -699,6 +749,8 @@ static int run_all(cli *c, outcome *os)
     c->plan.run_dir = NULL;
     free(values);
     report(c, os);
+    if (c->baseline != NULL && compare(c, os) > 0)
+        failed = 1;
     return failed ? 1 : 0;
 }
 
@@ -718,7 +770,14 @@ static int bench_engine_main(int argc, char **argv)
         usage(stderr, false);
         return 2;
     }
-    return run_all(&c, os);
+    if (c.compare != NULL && bench_compare_load(c.compare, &c.baseline) != ST_OK) {
+        fprintf(stderr, "strata bench engine: %s\n", st_errmsg());
+        return 2;
+    }
+    int rc = run_all(&c, os);
+    bench_compare_free(c.baseline);
+    c.baseline = NULL;
+    return rc;
 }
 
 int bench_main(int argc, char **argv)

@@ -4,6 +4,7 @@
  *
  *   strata bench engine [--num N] [--workloads w1,w2,...] [--value-size B] [--json]
  *                       [--threads T] [--dir D] [--engines e1,e2,...]
+ *                       [--repeat N] [--compare FILE.json [--spread PCT]]
  *
  * Every engine gets the same settings (bench_db_config: 64 MiB LRU block cache, 64 MiB
  * write buffer / memstore flush size, 4 KiB blocks, 10 bits/key bloom filters, no
@@ -14,8 +15,16 @@
  * (ops/s, MB/s, seconds, Strata's ops/s divided by each peer's, peak RSS) or, with
  * --json, one JSON object per line per (workload, engine). All DBs live in a fresh
  * directory under --dir (default /tmp), removed at the end.
- * Exit status: 0 if every engine ran every workload and every read checked out,
- * 1 otherwise, 2 for a usage error.
+ * --repeat N runs every engine's whole workload sequence N times, round by round (each
+ * run a new child on fresh DBs); a workload's ops/s is then the median over the runs
+ * (for an even N the mean of the middle two), reported with the min, the max and
+ * spread = (max - min) / median * 100 / 2 percent (JSON: runs, ops_min, ops_max,
+ * spread_pct; the table gets a spread column); a failure in any run is the result.
+ * --compare FILE.json reads a baseline saved from an earlier --json run before running,
+ * and after the report prints this run against it (bench_compare.c): REGRESSED when
+ * ops/s fell by more than max(--spread, default 10%, the baseline's spread_pct).
+ * Exit status: 0 if every engine ran every workload, every read checked out and nothing
+ * regressed, 1 otherwise, 2 for a usage error (an unreadable or malformed baseline too).
  * Thread-safety: the parent is single-threaded (it forks); see bench_run.c for a child.
  */
 #include <errno.h>
@@ -35,6 +44,7 @@
 #include "common/log.h"
 #include "common/status.h"
 #include "tools/bench.h"
+#include "tools/bench_compare.h"
 #include "tools/tools.h"
 
 #define DEFAULT_NUM 1000000
@@ -44,24 +54,36 @@
 #define MAX_VALUE_SIZE (1u << 20)
 #define MIB (1024.0 * 1024.0)
 #define MAX_ENGINES 3
+#define MAX_REPEAT 100
+#define DEFAULT_SPREAD_PCT 10.0
 
 typedef struct cli {
     bench_plan plan;
     bool json;
     int threads;
+    int repeat;            /* runs of each engine's workload sequence */
     const char *workloads; /* NULL: every workload */
     const char *engines;   /* NULL: every engine built in */
     const char *parent_dir;
+    const char *compare;      /* --compare: the baseline file, or NULL */
+    double spread_pct;        /* --spread */
+    bench_baseline *baseline; /* loaded from compare before anything runs */
     const bench_db_ops *eng[MAX_ENGINES];
     size_t neng;
 } cli;
 
+/* One engine's results; with --repeat, res[w] holds the first run's counts (or a later
+ * run's failure) and seconds at the median rate (see outcome_finish). */
 typedef struct outcome {
     const bench_db_ops *ops;
     bench_result res[BENCH_MAX_WORKLOADS];
     size_t nres;
     long peak_rss_kb;
     bool failed;
+    size_t runs;                                  /* runs folded in */
+    double rate[MAX_REPEAT][BENCH_MAX_WORKLOADS]; /* ops/s of each run */
+    double ops_min[BENCH_MAX_WORKLOADS], ops_max[BENCH_MAX_WORKLOADS];
+    double spread_pct[BENCH_MAX_WORKLOADS]; /* (max - min) / median * 100 / 2 */
 } outcome;
 
 static const struct {
@@ -110,7 +132,8 @@ const char *bench_engine_name(size_t i)
 static void usage(FILE *f, bool full)
 {
     fprintf(f, "usage: strata bench engine [--num N] [--workloads w1,w2,...] [--value-size B]\n"
-               "                           [--json] [--threads T] [--dir D] [--engines e1,...]\n");
+               "                           [--json] [--threads T] [--dir D] [--engines e1,...]\n"
+               "                           [--repeat N] [--compare FILE.json [--spread PCT]]\n");
     if (!full) {
         fprintf(f, "(strata bench engine --help for details)\n");
         return;
@@ -127,8 +150,18 @@ static void usage(FILE *f, bool full)
             "  --threads T     concurrent writers of the group-commit fillsync (default %d)\n"
             "  --dir D         parent of the benchmark's temporary directory (default /tmp)\n"
             "  --engines       which engines to run (default: all built in)\n"
-            "  --json          one JSON object per line per (workload, engine)\n",
-            DEFAULT_NUM, DEFAULT_VALUE_SIZE, DEFAULT_SYNC_THREADS);
+            "  --json          one JSON object per line per (workload, engine)\n"
+            "  --repeat N      run each engine's workloads N times (default 1, at most %d),\n"
+            "                  each on fresh DBs; ops/s is the median, with the min, max and\n"
+            "                  spread = (max - min) / median / 2 (shown as +-x%%)\n"
+            "  --compare F     compare with F, the saved --json output of an earlier run:\n"
+            "                  per (workload, engine) the baseline's ops/s, this run's, the\n"
+            "                  change, and REGRESSED when it fell by more than the spread;\n"
+            "                  with --json, also one {\"compare\":true,...} object per pair.\n"
+            "                  Exit 1 if anything regressed or failed\n"
+            "  --spread PCT    the allowed fall in percent (default %.0f); a baseline line's\n"
+            "                  own spread_pct (from --repeat) is used when larger\n",
+            DEFAULT_NUM, DEFAULT_VALUE_SIZE, DEFAULT_SYNC_THREADS, MAX_REPEAT, DEFAULT_SPREAD_PCT);
 }
 
 static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -139,6 +172,20 @@ static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
     if (errno != 0 || *end != '\0' || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Sets *out to the percentage s, a decimal number in [0, 100]. */
+static bool parse_pct(const char *s, double *out)
+{
+    char *end = NULL;
+    if (s == NULL || *s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno != 0 || *end != '\0' || !(v >= 0 && v <= 100))
         return false;
     *out = v;
     return true;
@@ -238,6 +285,12 @@ static int parse_option(cli *c, const char *name, const char *val)
         c->plan.value_size = (size_t)v;
     else if (strcmp(name, "--threads") == 0 && parse_u64(val, 1, BENCH_MAX_THREADS, &v))
         c->threads = (int)v;
+    else if (strcmp(name, "--repeat") == 0 && parse_u64(val, 1, MAX_REPEAT, &v))
+        c->repeat = (int)v;
+    else if (strcmp(name, "--compare") == 0 && *val != '\0')
+        c->compare = val;
+    else if (strcmp(name, "--spread") == 0)
+        return parse_pct(val, &c->spread_pct) ? 0 : -1;
     else if (strcmp(name, "--workloads") == 0)
         c->workloads = val;
     else if (strcmp(name, "--engines") == 0)
@@ -286,10 +339,22 @@ static void cli_defaults(cli *c)
     c->plan.db.block_size = 4096;
     c->plan.db.bloom_bits_per_key = 10;
     c->threads = DEFAULT_SYNC_THREADS;
+    c->repeat = 1;
+    c->spread_pct = DEFAULT_SPREAD_PCT;
     c->parent_dir = "/tmp";
 }
 
 /* ---- running the engines ---- */
+
+static double ops_per_sec(const bench_result *r)
+{
+    return r->seconds > 0 ? (double)r->ops / r->seconds : 0.0;
+}
+
+static double mb_per_sec(const bench_result *r)
+{
+    return r->seconds > 0 ? (double)r->bytes / MIB / r->seconds : 0.0;
+}
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -376,17 +441,60 @@ static void run_engine(const cli *c, outcome *o)
     note_exit(c, o, status);
 }
 
+/* ---- repeated runs ---- */
+
+/* Folds one run of an engine (one) into its outcome acc: the first run's results, a
+ * later run's failure in their place, the highest peak RSS, each run's ops/s. */
+static void outcome_add(outcome *acc, const outcome *one)
+{
+    size_t run = acc->runs++;
+    if (run == 0) {
+        memcpy(acc->res, one->res, sizeof(acc->res));
+        acc->nres = one->nres;
+    }
+    acc->nres = one->nres < acc->nres ? one->nres : acc->nres;
+    acc->failed |= one->failed;
+    acc->peak_rss_kb = one->peak_rss_kb > acc->peak_rss_kb ? one->peak_rss_kb : acc->peak_rss_kb;
+    for (size_t w = 0; w < one->nres; w++) {
+        bench_result *r = &acc->res[w];
+        acc->rate[run][w] = ops_per_sec(&one->res[w]);
+        if (w < acc->nres && r->status == ST_OK && one->res[w].status != ST_OK)
+            *r = one->res[w];
+        else if (w < acc->nres && one->res[w].peak_rss_kb > r->peak_rss_kb)
+            r->peak_rss_kb = one->res[w].peak_rss_kb;
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sets each succeeded workload's ops_min, ops_max and spread_pct over the runs and,
+ * with more than one run, its seconds to ops / median ops/s, so that ops/s and MB/s
+ * read from res[w] are the medians (for an even count, the mean of the middle two). */
+static void outcome_finish(outcome *o)
+{
+    double v[MAX_REPEAT];
+    for (size_t w = 0; w < o->nres && o->runs > 0; w++) {
+        bench_result *r = &o->res[w];
+        if (r->status != ST_OK)
+            continue;
+        for (size_t i = 0; i < o->runs; i++)
+            v[i] = o->rate[i][w];
+        qsort(v, o->runs, sizeof(v[0]), cmp_double);
+        size_t mid = o->runs / 2;
+        double median = o->runs % 2 != 0 ? v[mid] : (v[mid - 1] + v[mid]) / 2.0;
+        o->ops_min[w] = v[0];
+        o->ops_max[w] = v[o->runs - 1];
+        o->spread_pct[w] = median > 0 ? (o->ops_max[w] - o->ops_min[w]) / median * 100.0 / 2.0 : 0;
+        if (o->runs > 1 && median > 0)
+            r->seconds = (double)r->ops / median;
+    }
+}
+
 /* ---- output ---- */
-
-static double ops_per_sec(const bench_result *r)
-{
-    return r->seconds > 0 ? (double)r->ops / r->seconds : 0.0;
-}
-
-static double mb_per_sec(const bench_result *r)
-{
-    return r->seconds > 0 ? (double)r->bytes / MIB / r->seconds : 0.0;
-}
 
 /* The result of workload w on engine e, or NULL if it did not succeed. */
 static const bench_result *result_at(const outcome *o, size_t w)
@@ -441,6 +549,8 @@ static void json_line(const cli *c, const outcome *os, size_t e, size_t w)
            ",\"expected\":%" PRIu64 ",\"errors\":%" PRIu64,
            r->ops, r->seconds, ops_per_sec(r), mb_per_sec(r), r->peak_rss_kb, o->peak_rss_kb,
            r->found, r->expected, r->errors);
+    printf(",\"runs\":%zu,\"ops_min\":%.1f,\"ops_max\":%.1f,\"spread_pct\":%.2f", o->runs,
+           o->ops_min[w], o->ops_max[w], o->spread_pct[w]);
     for (size_t p = 1; e == 0 && p < c->neng; p++)
         if (strata_ratio(os, p, w) > 0)
             printf(",\"ratio_vs_%s\":%.3f", os[p].ops->name, strata_ratio(os, p, w));
@@ -493,8 +603,14 @@ static void table_row(const cli *c, const outcome *os, size_t e, size_t w)
     }
     if (e > 0 && strata_ratio(os, e, w) > 0)
         snprintf(ratio, sizeof(ratio), "%.2fx", strata_ratio(os, e, w));
-    printf("  %-8s %12.1f %9.2f %9.3f %12s %9.1f MiB", o->ops->name, ops_per_sec(r), mb_per_sec(r),
-           r->seconds, ratio, (double)r->peak_rss_kb / 1024.0);
+    printf("  %-8s %12.1f", o->ops->name, ops_per_sec(r));
+    if (c->repeat > 1) {
+        char spread[32];
+        snprintf(spread, sizeof(spread), "±%.1f%%", o->spread_pct[w]);
+        printf(" %9s", spread); /* 9 bytes: '±' is two of them, so 8 columns */
+    }
+    printf(" %9.2f %9.3f %12s %9.1f MiB", mb_per_sec(r), r->seconds, ratio,
+           (double)r->peak_rss_kb / 1024.0);
     bench_kind k = c->plan.workloads[w].kind;
     if (k == BENCH_READRANDOM || k == BENCH_SEEKRANDOM || k == BENCH_READSEQ)
         printf("   found %" PRIu64 "/%" PRIu64, r->found, r->expected);
@@ -506,8 +622,10 @@ static void print_table(const cli *c, const outcome *os, size_t w)
     char what[160];
     describe_workload(c, w, what, sizeof(what));
     printf("\n%s  (%s)\n", c->plan.workloads[w].name, what);
-    printf("  %-8s %12s %9s %9s %12s %13s\n", "engine", "ops/s", "MB/s", "seconds", "strata/this",
-           "peak RSS");
+    printf("  %-8s %12s", "engine", "ops/s");
+    if (c->repeat > 1)
+        printf(" %8s", "spread");
+    printf(" %9s %9s %12s %13s\n", "MB/s", "seconds", "strata/this", "peak RSS");
     for (size_t e = 0; e < c->neng; e++)
         table_row(c, os, e, w);
 }
@@ -526,6 +644,10 @@ static void print_header(const cli *c, const char *run_dir)
     for (size_t e = 0; e < c->neng; e++)
         printf(" %s", c->eng[e]->name);
     printf("; dir %s\n", run_dir);
+    if (c->repeat > 1)
+        printf("  %d runs of each engine: ops/s and MB/s are the medians, seconds = ops / median "
+               "ops/s,\n  spread = (max - min) / median / 2 of ops/s, peak RSS the highest\n",
+               c->repeat);
 }
 
 static void print_summary(const cli *c, const outcome *os)
@@ -563,6 +685,43 @@ static void report(const cli *c, const outcome *os)
     fflush(stdout);
 }
 
+/* Prints the comparison with the baseline; returns how many pairs regressed or failed. */
+static size_t compare(const cli *c, const outcome *os)
+{
+    static bench_compare_row rows[MAX_ENGINES * BENCH_MAX_WORKLOADS];
+    size_t n = 0;
+    for (size_t w = 0; w < c->plan.nworkloads; w++)
+        for (size_t e = 0; e < c->neng; e++) {
+            const bench_result *r = result_at(&os[e], w);
+            rows[n++] = (bench_compare_row){.workload = c->plan.workloads[w].name,
+                                            .engine = os[e].ops->name,
+                                            .ok = r != NULL,
+                                            .ops_per_sec = r != NULL ? ops_per_sec(r) : 0.0};
+        }
+    return bench_compare_report(c->baseline, rows, n, c->spread_pct, c->json);
+}
+
+/* Runs every engine c->repeat times, round by round (engine order within a round). */
+static void run_rounds(const cli *c, outcome *os)
+{
+    static outcome one;
+    for (int run = 1; run <= c->repeat; run++) {
+        for (size_t e = 0; e < c->neng; e++) {
+            memset(&one, 0, sizeof(one));
+            one.ops = os[e].ops = c->eng[e];
+            if (!c->json && c->repeat > 1)
+                fprintf(stderr, "bench: running %s (run %d of %d) ...\n", c->eng[e]->name, run,
+                        c->repeat);
+            else if (!c->json)
+                fprintf(stderr, "bench: running %s ...\n", c->eng[e]->name);
+            run_engine(c, &one);
+            outcome_add(&os[e], &one);
+        }
+    }
+    for (size_t e = 0; e < c->neng; e++)
+        outcome_finish(&os[e]);
+}
+
 static int run_all(cli *c, outcome *os)
 {
     char run_dir[PATH_MAX];
@@ -582,18 +741,16 @@ static int run_all(cli *c, outcome *os)
     c->plan.run_dir = run_dir;
     if (!c->json)
         print_header(c, run_dir);
-    for (size_t e = 0; e < c->neng; e++) {
-        os[e].ops = c->eng[e];
-        if (!c->json)
-            fprintf(stderr, "bench: running %s ...\n", c->eng[e]->name);
-        run_engine(c, &os[e]);
+    run_rounds(c, os);
+    for (size_t e = 0; e < c->neng; e++)
         failed |= os[e].failed;
-    }
     nftw(run_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     c->plan.values = NULL;
     c->plan.run_dir = NULL;
     free(values);
     report(c, os);
+    if (c->baseline != NULL && compare(c, os) > 0)
+        failed = 1;
     return failed ? 1 : 0;
 }
 
@@ -613,7 +770,14 @@ static int bench_engine_main(int argc, char **argv)
         usage(stderr, false);
         return 2;
     }
-    return run_all(&c, os);
+    if (c.compare != NULL && bench_compare_load(c.compare, &c.baseline) != ST_OK) {
+        fprintf(stderr, "strata bench engine: %s\n", st_errmsg());
+        return 2;
+    }
+    int rc = run_all(&c, os);
+    bench_compare_free(c.baseline);
+    c.baseline = NULL;
+    return rc;
 }
 
 int bench_main(int argc, char **argv)

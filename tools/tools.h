@@ -7,6 +7,7 @@
 
 /* strata bench engine [--num N] [--workloads w1,w2,...] [--value-size B] [--json]
  *                     [--threads T] [--dir D] [--engines e1,...]
+ *                     [--repeat N] [--compare FILE.json [--spread PCT]]
  * argv[1] is the mode: "engine" (tools/bench_engine.c), "failover" (bench_failover_main),
  * "ycsb" (bench_ycsb_main), anything else the cluster mode below. */
 int bench_main(int argc, char **argv);

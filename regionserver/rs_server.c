@@ -40,6 +40,8 @@ static const config_key rs_keys[] = {
     {"regionserver.scanner.max.result.size", CONFIG_SIZE, "2m",
      "a scan response stops adding rows past this many bytes"},
     {"regionserver.handler.threads", CONFIG_INT, "16", "RPC handler threads"},
+    {"regionserver.rpc.io.threads", CONFIG_INT, "2",
+     "RPC I/O threads, each with its own event loop; connections are dealt out to them"},
     {"regionserver.queue.size", CONFIG_INT, "1024",
      "calls waiting for a handler; beyond it calls get ServerBusy"},
     {"regionserver.rpc.max.frame", CONFIG_SIZE, "64m", "largest RPC frame accepted"},
@@ -184,6 +186,9 @@ static int read_rpc_options(const config *c, rs_server *s)
                         " is out of range 1k..4g", frame);
     s->ropts.max_frame = (uint32_t)frame;
     int rc = int_in(c, "regionserver.handler.threads", 1, 1024, &s->ropts.handler_threads);
+    if (rc == ST_OK)
+        rc = int_in(c, "regionserver.rpc.io.threads", 1, RPC_SERVER_IO_THREADS_MAX,
+                    &s->ropts.io_threads);
     if (rc == ST_OK)
         rc = int_in(c, "regionserver.queue.size", 1, 1 << 20, &s->ropts.queue_capacity);
     return rc;

@@ -71,9 +71,12 @@
 #define MAX_REGIONS 64
 #define WATCH_INTERVAL_MS 100
 
+#define MAX_CONNECTIONS 256 /* = the most threads */
+
 typedef struct cluster_opts {
     long rows;
     int threads;
+    int connections; /* clients (each its own connections and I/O thread); threads dealt out */
     int value_size;
     bool json;
     const char *server;
@@ -118,7 +121,8 @@ typedef struct workload_result {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: strata bench [--rows N] [--threads T] [--value-size B] [--json]\n"
+    fprintf(out, "usage: strata bench [--rows N] [--threads T] [--connections K] [--value-size B]\n"
+                 "                    [--json]\n"
                  "                    [--server host:port | --zk.quorum Q [--zk.parent P] | --dir D]\n"
                  "                    [--regions R] [--rate OPS] [--concurrent] [--autoflush]\n"
                  "                    [--table NAME] [--split-policy NAME] [--max-filesize SIZE]\n"
@@ -138,6 +142,10 @@ static void help(FILE *out)
             "  --rows N            operations per workload (default 100000)\n"
             "  --threads T         client threads per workload (default 4)\n"
             "  --value-size B      value bytes (default 1000), incompressible\n"
+            "  --connections K     K clients, each with its own connection to every server\n"
+            "                      and its own I/O thread, the threads dealt out to them\n"
+            "                      (default 1: all threads share one client, as with\n"
+            "                      PerformanceEvaluation --oneCon=true)\n"
             "  --server H:P        an existing region server (default: a private one)\n"
             "  --zk.quorum Q, --zk.parent P, --dir D\n"
             "                      a whole cluster (--dir: a `strata cluster` directory);\n"
@@ -190,7 +198,8 @@ static bool known(const char *w)
 static int parse_args(int argc, char **argv, cluster_opts *o)
 {
     *o = (cluster_opts){
-        .rows = 100000, .threads = 4, .value_size = 1000, .regions = 1, .table = DEFAULT_TABLE};
+        .rows = 100000, .threads = 4, .connections = 1, .value_size = 1000, .regions = 1,
+        .table = DEFAULT_TABLE};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -200,6 +209,8 @@ static int parse_args(int argc, char **argv, cluster_opts *o)
             o->rows = atol(v), i++;
         } else if (v && strcmp(a, "--threads") == 0) {
             o->threads = atoi(v), i++;
+        } else if (v && strcmp(a, "--connections") == 0) {
+            o->connections = atoi(v), i++;
         } else if (v && strcmp(a, "--value-size") == 0) {
             o->value_size = atoi(v), i++;
         } else if (v && strcmp(a, "--server") == 0) {
@@ -249,6 +260,10 @@ static int parse_args(int argc, char **argv, cluster_opts *o)
         fprintf(stderr, "strata bench: need rows > 0, 1..256 threads, value size > 0, "
                         "1..%d regions and at least one workload\n",
                 MAX_REGIONS);
+        return 2;
+    }
+    if (o->connections < 1 || o->connections > o->threads) {
+        fprintf(stderr, "strata bench: --connections must be 1..threads (%d)\n", o->threads);
         return 2;
     }
     if ((o->server != NULL) + (o->quorum != NULL) + (o->dir != NULL) > 1) {
@@ -657,7 +672,7 @@ static void free_run(workload_run *run)
 
 /* Starts wl's threads (base: the start shared by a concurrent run). ST_OK, or ST_NOMEM /
  * ST_INTERNAL with nothing left running. */
-static int start_workload(const cluster_opts *o, strata_table_t *t, const char *wl,
+static int start_workload(const cluster_opts *o, strata_table_t *const *tables, const char *wl,
                           uint64_t base_ns, int64_t base_wall_ms, workload_run *run)
 {
     memset(run, 0, sizeof(*run));
@@ -671,7 +686,8 @@ static int start_workload(const cluster_opts *o, strata_table_t *t, const char *
     long per = o->rows / o->threads;
     for (int i = 0; rc == ST_OK && i < o->threads; i++) {
         worker *w = &run->ws[i];
-        *w = (worker){.o = o, .table = t, .workload = wl, .id = i, .first = per * i,
+        *w = (worker){.o = o, .table = tables[i % o->connections], .workload = wl, .id = i,
+                      .first = per * i,
                       .count = i + 1 == o->threads ? o->rows - per * i : per,
                       .base_ns = base_ns,
                       .rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1) ^ clock_mono_ns()};
@@ -789,10 +805,10 @@ static void print_json(const cluster_opts *o, const workload_result *r, const ch
 {
     double rate = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
     printf("{\"workload\":\"%s\",\"server\":\"%s\",\"rows\":%ld,\"threads\":%d,"
-           "\"value_size\":%d,\"ops\":%ld,\"seconds\":%.3f,\"ops_per_sec\":%.1f,"
+           "\"connections\":%d,\"value_size\":%d,\"ops\":%ld,\"seconds\":%.3f,\"ops_per_sec\":%.1f,"
            "\"p50_ms\":%.3f,\"p95_ms\":%.3f,\"p99_ms\":%.3f,\"p999_ms\":%.3f,\"max_ms\":%.3f,"
            "\"errors\":%ld,\"found\":%ld",
-           r->name, addr, o->rows, o->threads, o->value_size, r->ops, r->seconds, rate,
+           r->name, addr, o->rows, o->threads, o->connections, o->value_size, r->ops, r->seconds, rate,
            r->p50_us / 1000, r->p95_us / 1000, r->p99_us / 1000, r->p999_us / 1000,
            r->max_us / 1000, r->errors, r->found);
     if (r->watched)
@@ -918,7 +934,7 @@ static int create_cluster_table(const cluster_opts *o)
 
 /* Runs the workloads one after the other, or all at once with --concurrent, into res
  * (a workload that could not start has no operations). */
-static int run_all(const cluster_opts *o, strata_table_t *t, bench_splits *watch,
+static int run_all(const cluster_opts *o, strata_table_t *const *tables, bench_splits *watch,
                    workload_result *res)
 {
     workload_run runs[8];
@@ -931,7 +947,7 @@ static int run_all(const cluster_opts *o, strata_table_t *t, bench_splits *watch
             base_ns = clock_mono_ns();
             base_wall = clock_now_ms();
         }
-        int st = start_workload(o, t, o->workloads[i], base_ns, base_wall, &runs[i]);
+        int st = start_workload(o, tables, o->workloads[i], base_ns, base_wall, &runs[i]);
         rc = rc != ST_OK ? rc : st;
         if (st != ST_OK)
             res[i].name = o->workloads[i];
@@ -985,23 +1001,30 @@ int bench_cluster_main(int argc, char **argv)
         strata_options_add_region(opts, o.table, name, start, slen, end, elen, addr);
     }
     char *err = NULL;
-    strata_client_t *c = st == ST_OK ? strata_client_open(opts, &err) : NULL;
-    strata_table_t *t = c ? strata_table_open(c, o.table) : NULL;
-    if (st != ST_OK || !t) {
+    strata_client_t *clients[MAX_CONNECTIONS] = {0};
+    strata_table_t *tables[MAX_CONNECTIONS] = {0};
+    bool opened = st == ST_OK;
+    for (int i = 0; opened && i < o.connections; i++) {
+        clients[i] = strata_client_open(opts, &err);
+        tables[i] = clients[i] ? strata_table_open(clients[i], o.table) : NULL;
+        opened = tables[i] != NULL;
+    }
+    if (!opened) {
         fprintf(stderr, "strata bench: %s\n", err ? err : st_errmsg());
         strata_free(err);
         rc = 1;
     } else {
         if (!o.json)
-            printf("strata bench: %ld rows, %d threads, %d-byte values, %d region(s) on %s%s\n",
-                   o.rows, o.threads, o.value_size, o.regions, cluster ? "the cluster at " : "",
-                   addr);
+            printf("strata bench: %ld rows, %d threads on %d connection(s), %d-byte values, "
+                   "%d region(s) on %s%s\n",
+                   o.rows, o.threads, o.connections, o.value_size, o.regions,
+                   cluster ? "the cluster at " : "", addr);
         bench_splits *watch = NULL;
         if (cluster &&
             bench_splits_start(o.quorum, o.parent, o.table, WATCH_INTERVAL_MS, &watch) != ST_OK)
             fprintf(stderr, "strata bench: no split figures: %s\n", st_errmsg());
         workload_result res[8];
-        if (run_all(&o, t, watch, res) != ST_OK) {
+        if (run_all(&o, tables, watch, res) != ST_OK) {
             fprintf(stderr, "strata bench: %s\n", st_errmsg());
             rc = 1;
         }
@@ -1013,8 +1036,10 @@ int bench_cluster_main(int argc, char **argv)
         bench_splits_free(watch);
         print_redis(&o, res, o.nworkloads);
     }
-    strata_table_close(t);
-    strata_client_close(c);
+    for (int i = 0; i < o.connections; i++) {
+        strata_table_close(tables[i]);
+        strata_client_close(clients[i]);
+    }
     strata_options_destroy(opts);
     if (!o.server && !cluster)
         stop_private_server(&ps);

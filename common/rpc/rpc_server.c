@@ -1,15 +1,17 @@
 /*
  * rpc_server.c - the RPC server's lifecycle: options, method registry, start (listener,
- * I/O thread, handler pool), graceful stop, statistics.
+ * I/O loops, handler pool), graceful stop, statistics.
  *
  * Stop sequence (rpc_server_stop, on the caller's thread, under stop_mu):
- *   1. event_active(stop_ev) -> stop_cb on the I/O thread: free the listener, stop reading
- *      every connection (DRAINING), arm the stop timer.
+ *   1. stopping = true (sockets accepted from now on are closed), event_active(stop_ev) of
+ *      every loop -> stop_cb on each loop's thread: loop 0 frees the listener; each stops
+ *      reading its connections (DRAINING) and arms its stop timer.
  *   2. Handlers finish the queued calls; srv_check_stop closes each connection whose
- *      answers are all written once no call is in flight, and ends the loop when none is
- *      left. The stop timer closes whatever remains after opts.stop_timeout_ms.
- *   3. Join the I/O thread, then close the queue and join the handlers (srv_pool_stop),
- *      then free the event base.
+ *      answers are all written once none of its loop's calls is in flight, and ends the
+ *      loop when none is left. A loop's stop timer closes whatever of it remains after
+ *      opts.stop_timeout_ms.
+ *   3. Join the loops' threads, then close the queue and join the handlers
+ *      (srv_pool_stop), then free the event bases.
  * Thread-safety: see rpc_server.h; the locks are described in rpc_server_internal.h.
  */
 #include "common/rpc/rpc_server.h"
@@ -29,6 +31,7 @@
 void rpc_server_opts_default(rpc_server_opts *o)
 {
     o->handler_threads = 8;
+    o->io_threads = 1;
     o->queue_capacity = 1024;
     o->max_frame = RPC_FRAME_MAX_DEFAULT;
     o->stop_timeout_ms = 5000;
@@ -42,21 +45,32 @@ int rpc_server_new(const rpc_server_opts *opts, rpc_server **out)
     rpc_server_opts_default(&o);
     if (opts)
         o = *opts;
-    if (o.handler_threads < 1 || o.handler_threads > 1024 || o.queue_capacity < 1 ||
-        o.stop_timeout_ms < 0)
+    if (o.handler_threads < 1 || o.handler_threads > 1024 || o.io_threads < 1 ||
+        o.io_threads > RPC_SERVER_IO_THREADS_MAX || o.queue_capacity < 1 || o.stop_timeout_ms < 0)
         return st_error(ST_INVALID_ARGUMENT,
-                        "rpc server: bad options: %d handler threads, queue of %d",
-                        o.handler_threads, o.queue_capacity);
+                        "rpc server: bad options: %d handler threads, %d I/O threads, queue of %d",
+                        o.handler_threads, o.io_threads, o.queue_capacity);
     if (o.max_frame == 0)
         o.max_frame = RPC_FRAME_MAX_DEFAULT;
     rpc_server *s = calloc(1, sizeof(*s));
     if (!s)
         return st_error(ST_NOMEM, "rpc server: out of memory");
     s->opts = o;
+    s->loops = calloc((size_t)o.io_threads, sizeof(*s->loops));
+    if (!s->loops) {
+        free(s);
+        return st_error(ST_NOMEM, "rpc server: out of memory");
+    }
+    s->n_loops = o.io_threads;
+    for (int i = 0; i < s->n_loops; i++) {
+        s->loops[i].srv = s;
+        s->loops[i].index = i;
+        pthread_mutex_init(&s->loops[i].done_mu, NULL);
+        pthread_mutex_init(&s->loops[i].accept_mu, NULL);
+    }
     pthread_mutex_init(&s->stop_mu, NULL);
     pthread_mutex_init(&s->q_mu, NULL);
     pthread_cond_init(&s->q_cv, NULL);
-    pthread_mutex_init(&s->done_mu, NULL);
     *out = s;
     return ST_OK;
 }
@@ -96,72 +110,83 @@ static int register_method(rpc_server *s, const char *method, rpc_handler_fn fn,
     return ST_OK;
 }
 
-void srv_check_stop(rpc_server *s)
+void srv_check_stop(srv_loop *lp)
 {
-    if (!atomic_load(&s->stopping) || atomic_load(&s->inflight) > 0)
+    rpc_server *s = lp->srv;
+    if (!atomic_load(&s->stopping) || atomic_load(&lp->inflight) > 0)
         return;
     srv_conn *next;
-    for (srv_conn *c = s->conns; c; c = next) {
+    for (srv_conn *c = lp->conns; c; c = next) {
         next = c->next;
         if (evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
             srv_conn_close(c);
     }
-    if (!s->conns)
-        event_base_loopbreak(s->base);
+    if (!lp->conns)
+        event_base_loopbreak(lp->base);
 }
 
 static void stop_cb(evutil_socket_t fd, short what, void *arg)
 {
-    rpc_server *s = arg;
-    atomic_store(&s->stopping, true);
-    if (s->listener) {
+    srv_loop *lp = arg;
+    rpc_server *s = lp->srv;
+    if (lp->index == 0 && s->listener) {
         evconnlistener_free(s->listener);
         s->listener = NULL;
     }
-    for (srv_conn *c = s->conns; c; c = c->next)
+    for (srv_conn *c = lp->conns; c; c = c->next)
         srv_conn_begin_drain(c);
     struct timeval tv = {s->opts.stop_timeout_ms / 1000, (s->opts.stop_timeout_ms % 1000) * 1000};
-    evtimer_add(s->stop_timer, &tv);
-    srv_check_stop(s);
+    evtimer_add(lp->stop_timer, &tv);
+    srv_check_stop(lp);
 }
 
 static void stop_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
-    rpc_server *s = arg;
-    LOG_WARN("rpc server on port %d: stop timed out after %d ms with %zu calls unanswered; "
-             "closing the remaining connections",
-             rpc_server_port(s), s->opts.stop_timeout_ms, atomic_load(&s->inflight));
-    while (s->conns)
-        srv_conn_close(s->conns);
-    event_base_loopbreak(s->base);
+    srv_loop *lp = arg;
+    LOG_WARN("rpc server on port %d: stop timed out after %d ms with %zu calls of I/O loop %d "
+             "unanswered; closing its remaining connections",
+             rpc_server_port(lp->srv), lp->srv->opts.stop_timeout_ms, atomic_load(&lp->inflight),
+             lp->index);
+    while (lp->conns)
+        srv_conn_close(lp->conns);
+    event_base_loopbreak(lp->base);
 }
 
 static void *io_main(void *arg)
 {
-    rpc_server *s = arg;
+    srv_loop *lp = arg;
     net_block_sigpipe();
-    event_base_loop(s->base, EVLOOP_NO_EXIT_ON_EMPTY);
+    event_base_loop(lp->base, EVLOOP_NO_EXIT_ON_EMPTY);
     return NULL;
 }
 
-/* Frees the listener, events and base (threads already joined or never started). */
+/* Frees the listener, every loop's connections, handed-over sockets, events and base
+ * (threads already joined or never started). */
 static void teardown(rpc_server *s)
 {
-    while (s->conns)
-        srv_conn_close(s->conns);
     if (s->listener)
         evconnlistener_free(s->listener);
     s->listener = NULL;
-    if (s->done_ev)
-        event_free(s->done_ev);
-    if (s->stop_ev)
-        event_free(s->stop_ev);
-    if (s->stop_timer)
-        event_free(s->stop_timer);
-    s->done_ev = s->stop_ev = s->stop_timer = NULL;
-    if (s->base)
-        event_base_free(s->base);
-    s->base = NULL;
+    for (int i = 0; i < s->n_loops; i++) {
+        srv_loop *lp = &s->loops[i];
+        while (lp->conns)
+            srv_conn_close(lp->conns);
+        while (lp->accepted) {
+            srv_accepted *a = lp->accepted;
+            lp->accepted = a->next;
+            evutil_closesocket(a->fd);
+            free(a);
+        }
+        struct event **evs[] = {&lp->done_ev, &lp->stop_ev, &lp->stop_timer, &lp->accept_ev};
+        for (size_t k = 0; k < sizeof(evs) / sizeof(evs[0]); k++) {
+            if (*evs[k])
+                event_free(*evs[k]);
+            *evs[k] = NULL;
+        }
+        if (lp->base)
+            event_base_free(lp->base);
+        lp->base = NULL;
+    }
 }
 
 static int listen_on(rpc_server *s, const char *host, int port)
@@ -175,7 +200,7 @@ static int listen_on(rpc_server *s, const char *host, int port)
         return st_error(ST_IO, "rpc server: %s", why);
     }
     s->listener =
-        evconnlistener_new_bind(s->base, srv_conn_accept_cb, s,
+        evconnlistener_new_bind(s->loops[0].base, srv_conn_accept_cb, s,
                                 LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC,
                                 -1, (struct sockaddr *)&ss, (int)sslen);
     if (!s->listener) {
@@ -198,14 +223,44 @@ static int listen_on(rpc_server *s, const char *host, int port)
 
 static int make_events(rpc_server *s)
 {
-    s->base = event_base_new();
-    if (!s->base)
-        return st_error(ST_INTERNAL, "rpc server: cannot create an event base");
-    s->done_ev = event_new(s->base, -1, 0, srv_pool_done_cb, s);
-    s->stop_ev = event_new(s->base, -1, 0, stop_cb, s);
-    s->stop_timer = evtimer_new(s->base, stop_timer_cb, s);
-    if (!s->done_ev || !s->stop_ev || !s->stop_timer)
-        return st_error(ST_NOMEM, "rpc server: cannot create events");
+    for (int i = 0; i < s->n_loops; i++) {
+        srv_loop *lp = &s->loops[i];
+        lp->base = event_base_new();
+        if (!lp->base)
+            return st_error(ST_INTERNAL, "rpc server: cannot create the event base of I/O loop %d",
+                            i);
+        lp->done_ev = event_new(lp->base, -1, 0, srv_pool_done_cb, lp);
+        lp->stop_ev = event_new(lp->base, -1, 0, stop_cb, lp);
+        lp->stop_timer = evtimer_new(lp->base, stop_timer_cb, lp);
+        lp->accept_ev = event_new(lp->base, -1, 0, srv_conn_handover_cb, lp);
+        if (!lp->done_ev || !lp->stop_ev || !lp->stop_timer || !lp->accept_ev)
+            return st_error(ST_NOMEM, "rpc server: cannot create the events of I/O loop %d", i);
+    }
+    return ST_OK;
+}
+
+/* Joins the loops' threads that run (each ends once stop_ev has drained it). */
+static void join_loops(rpc_server *s)
+{
+    for (int i = 0; i < s->n_loops; i++)
+        if (s->loops[i].running) {
+            pthread_join(s->loops[i].thread, NULL);
+            s->loops[i].running = false;
+        }
+}
+
+static int start_loops(rpc_server *s)
+{
+    for (int i = 0; i < s->n_loops; i++) {
+        if (pthread_create(&s->loops[i].thread, NULL, io_main, &s->loops[i]) != 0) {
+            atomic_store(&s->stopping, true);
+            for (int k = 0; k < i; k++)
+                event_base_loopbreak(s->loops[k].base);
+            join_loops(s);
+            return st_error(ST_INTERNAL, "rpc server: cannot start I/O thread %d", i);
+        }
+        s->loops[i].running = true;
+    }
     return ST_OK;
 }
 
@@ -222,10 +277,8 @@ int rpc_server_start(rpc_server *s, const char *host, int port)
         rc = listen_on(s, host, port);
     if (rc == ST_OK)
         rc = srv_pool_start(s);
-    if (rc == ST_OK && pthread_create(&s->io_thread, NULL, io_main, s) != 0) {
+    if (rc == ST_OK && (rc = start_loops(s)) != ST_OK)
         srv_pool_stop(s);
-        rc = st_error(ST_INTERNAL, "rpc server: cannot start the I/O thread");
-    }
     if (rc != ST_OK) {
         teardown(s);
         atomic_store(&s->port, 0);
@@ -244,8 +297,10 @@ void rpc_server_stop(rpc_server *s)
 {
     pthread_mutex_lock(&s->stop_mu);
     if (s->started && !s->stopped) {
-        event_active(s->stop_ev, EV_READ, 0);
-        pthread_join(s->io_thread, NULL);
+        atomic_store(&s->stopping, true);
+        for (int i = 0; i < s->n_loops; i++)
+            event_active(s->loops[i].stop_ev, EV_READ, 0);
+        join_loops(s);
         srv_pool_stop(s);
         teardown(s);
         s->stopped = true;
@@ -262,10 +317,14 @@ void rpc_server_free(rpc_server *s)
     free(s->q);
     free(s->handlers);
     free(s->methods);
+    for (int i = 0; i < s->n_loops; i++) {
+        pthread_mutex_destroy(&s->loops[i].done_mu);
+        pthread_mutex_destroy(&s->loops[i].accept_mu);
+    }
+    free(s->loops);
     pthread_mutex_destroy(&s->stop_mu);
     pthread_mutex_destroy(&s->q_mu);
     pthread_cond_destroy(&s->q_cv);
-    pthread_mutex_destroy(&s->done_mu);
     free(s);
 }
 
@@ -285,4 +344,5 @@ void rpc_server_stats_get(const rpc_server *s, rpc_server_stats *out)
     out->calls_inline = LOAD(inlined);
     out->calls_deferred = LOAD(deferred);
 #undef LOAD
+    out->io_threads = (uint64_t)m->n_loops;
 }

@@ -1,6 +1,7 @@
 /*
- * rpc_server.h - the RPC server: a libevent I/O thread that accepts TCP connections and
- * decodes calls (docs/rpc.md), a bounded call queue, and a pool of handler threads that
+ * rpc_server.h - the RPC server: libevent I/O threads (opts.io_threads, each with its own
+ * event base; connections are dealt out to them in turn as they are accepted) that read
+ * and decode calls (docs/rpc.md), a bounded call queue, and a pool of handler threads that
  * run the registered methods.
  *
  * Lifecycle: rpc_server_new -> rpc_server_register (any number, before start) ->
@@ -51,6 +52,7 @@ typedef int (*rpc_handler_fn)(void *ctx, const rpc_request *req, rpc_reply *repl
 
 typedef struct rpc_server_opts {
     int handler_threads;          /* default 8 */
+    int io_threads;               /* I/O loops, 1..RPC_SERVER_IO_THREADS_MAX; default 1 */
     int queue_capacity;           /* calls waiting for a handler; default 1024; full -> busy */
     uint32_t max_frame;           /* largest frame accepted; default RPC_FRAME_MAX_DEFAULT */
     int stop_timeout_ms;          /* how long stop waits to write answers out; default 5000 */
@@ -70,7 +72,10 @@ typedef struct rpc_server_stats {
     uint64_t read_pauses;      /* times a connection's reads paused for unread answers */
     uint64_t calls_inline;     /* answered on the I/O thread (rpc_server_register_inline) */
     uint64_t calls_deferred;   /* tried there, would have blocked, queued for a handler */
+    uint64_t io_threads;       /* I/O loops (a setting, not a counter) */
 } rpc_server_stats;
+
+#define RPC_SERVER_IO_THREADS_MAX 64
 
 /* Largest amount of unsent answers one connection may hold before the server stops
  * reading its calls (resumed when the client has read them). */
@@ -86,11 +91,11 @@ int rpc_server_new(const rpc_server_opts *opts, rpc_server **out);
  * to every call. Only before rpc_server_start. ST_EXISTS if the name is taken. */
 int rpc_server_register(rpc_server *s, const char *method, rpc_handler_fn fn, void *ctx);
 /* The same for a short method that is first tried on the I/O thread that read the call
- * (no hand-off to a handler and back): there fn must not block, and rpc_server_on_io_thread()
- * is true; if it would need to (a disk read), it returns ST_WOULD_BLOCK having changed
+ * (no hand-off to a handler and back; with several I/O threads several such calls may run
+ * at once): there fn must not block, and rpc_server_on_io_thread() is true; if it would need to (a disk read), it returns ST_WOULD_BLOCK having changed
  * nothing, and the call is queued for a handler as any other. */
 int rpc_server_register_inline(rpc_server *s, const char *method, rpc_handler_fn fn, void *ctx);
-/* True while this thread runs a method on the server's I/O thread (see above). */
+/* True while this thread runs a method on one of the server's I/O threads (see above). */
 bool rpc_server_on_io_thread(void);
 
 /* Binds host:port (port 0 = any free port; host NULL = "127.0.0.1"), starts the I/O thread

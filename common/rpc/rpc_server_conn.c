@@ -12,8 +12,8 @@
  * A bad preamble, frame or header closes only this connection; the reason is logged with
  * the peer address and counted in protocol_errors. A CLOSED connection's struct lives on
  * until its last call is answered (refs, atomic: a handler thread may drop the last one).
- * Thread-safety: I/O thread only, except srv_conn_unref; handler threads read conn->peer
- * and send answers under out_mu (see rpc_server_internal.h), which srv_conn_close and
+ * Thread-safety: the connection's I/O loop only, except srv_conn_unref; handler threads
+ * read conn->peer and send answers under out_mu (see rpc_server_internal.h), which srv_conn_close and
  * srv_conn_write take too.
  */
 #include <errno.h>
@@ -30,20 +30,20 @@
 #include "common/rpc/rpc_server_internal.h"
 #include "common/status.h"
 
-static void conn_link(rpc_server *s, srv_conn *c)
+static void conn_link(srv_loop *lp, srv_conn *c)
 {
-    c->next = s->conns;
-    if (s->conns)
-        s->conns->prev = c;
-    s->conns = c;
+    c->next = lp->conns;
+    if (lp->conns)
+        lp->conns->prev = c;
+    lp->conns = c;
 }
 
-static void conn_unlink(rpc_server *s, srv_conn *c)
+static void conn_unlink(srv_loop *lp, srv_conn *c)
 {
     if (c->prev)
         c->prev->next = c->next;
     else
-        s->conns = c->next;
+        lp->conns = c->next;
     if (c->next)
         c->next->prev = c->prev;
     c->prev = c->next = NULL;
@@ -69,7 +69,7 @@ void srv_conn_close(srv_conn *c)
     buf_free(&c->inline_out);
     bufferevent_free(c->bev);
     c->bev = NULL;
-    conn_unlink(c->srv, c);
+    conn_unlink(c->loop, c);
     rpc_frame_decoder_free(&c->dec);
     atomic_fetch_sub_explicit(&c->srv->stats.open, 1, memory_order_relaxed);
     srv_conn_unref(c);
@@ -170,7 +170,7 @@ static srv_call *call_new(srv_conn *c, const rpc_request_header *h, const srv_me
     if (h->deadline_ms)
         call->deadline_ns = clock_mono_ns() + (uint64_t)h->deadline_ms * 1000000u;
     atomic_fetch_add(&c->refs, 1);
-    atomic_fetch_add(&c->srv->inflight, 1);
+    atomic_fetch_add(&c->loop->inflight, 1);
     return call;
 }
 
@@ -330,20 +330,20 @@ static void read_cb(struct bufferevent *bev, void *arg)
 static void write_cb(struct bufferevent *bev, void *arg)
 {
     srv_conn *c = arg;
-    rpc_server *s = c->srv;
+    srv_loop *lp = c->loop;
     srv_conn_out_settled(c);
     if (c->read_paused) {
         c->read_paused = false;
         if (c->state == CONN_PREAMBLE || c->state == CONN_FRAMES)
             bufferevent_enable(bev, EV_READ);
     }
-    srv_check_stop(s);
+    srv_check_stop(lp);
 }
 
 static void event_cb(struct bufferevent *bev, short what, void *arg)
 {
     srv_conn *c = arg;
-    rpc_server *s = c->srv;
+    srv_loop *lp = c->loop; /* c may be freed below */
     if (what & BEV_EVENT_EOF) {
         if (rpc_frame_decoder_finish(&c->dec) != ST_OK) {
             fail(c, rpc_frame_decoder_reason(&c->dec));
@@ -357,13 +357,17 @@ static void event_cb(struct bufferevent *bev, short what, void *arg)
                  (what & BEV_EVENT_READING) ? "read" : "write", evutil_socket_error_to_string(err));
         srv_conn_close(c);
     }
-    srv_check_stop(s);
+    srv_check_stop(lp);
 }
 
-void srv_conn_accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
-                        int salen, void *arg)
+/* On lp's thread: makes the connection for an accepted socket. */
+static void conn_setup(srv_loop *lp, evutil_socket_t fd, const struct sockaddr *sa)
 {
-    rpc_server *s = arg;
+    rpc_server *s = lp->srv;
+    if (atomic_load(&s->stopping)) {
+        evutil_closesocket(fd);
+        return;
+    }
     srv_conn *c = calloc(1, sizeof(*c));
     if (!c) {
         LOG_ERROR("rpc server: out of memory accepting a connection");
@@ -371,12 +375,13 @@ void srv_conn_accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct soc
         return;
     }
     c->srv = s;
+    c->loop = lp;
     atomic_init(&c->refs, 1);
     pthread_mutex_init(&c->out_mu, NULL);
     c->fd = fd;
     c->state = CONN_PREAMBLE;
     net_format_addr(sa, c->peer, sizeof(c->peer));
-    c->bev = bufferevent_socket_new(s->base, fd, BEV_OPT_CLOSE_ON_FREE);
+    c->bev = bufferevent_socket_new(lp->base, fd, BEV_OPT_CLOSE_ON_FREE);
     if (!c->bev) {
         LOG_ERROR("rpc server: cannot set up the connection from %s", c->peer);
         evutil_closesocket(fd);
@@ -388,10 +393,52 @@ void srv_conn_accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct soc
     rpc_frame_decoder_init(&c->dec, s->opts.max_frame, true);
     bufferevent_setcb(c->bev, read_cb, write_cb, event_cb, c);
     bufferevent_enable(c->bev, EV_READ | EV_WRITE);
-    conn_link(s, c);
+    conn_link(lp, c);
     SRV_STAT_ADD(s, accepted, 1);
     SRV_STAT_ADD(s, open, 1);
-    LOG_DEBUG("rpc server: connection from %s", c->peer);
+    LOG_DEBUG("rpc server: connection from %s on I/O loop %d", c->peer, lp->index);
+}
+
+/* Loop 0: gives the socket to the loops in turn. */
+void srv_conn_accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
+                        int salen, void *arg)
+{
+    rpc_server *s = arg;
+    srv_loop *lp = &s->loops[s->next_loop++ % (unsigned)s->n_loops];
+    if (lp->index == 0) {
+        conn_setup(lp, fd, sa);
+        return;
+    }
+    srv_accepted *a = calloc(1, sizeof(*a));
+    if (!a || salen < 0 || (size_t)salen > sizeof(a->sa)) {
+        LOG_ERROR("rpc server: cannot hand a connection over to I/O loop %d", lp->index);
+        free(a);
+        evutil_closesocket(fd);
+        return;
+    }
+    a->fd = fd;
+    memcpy(&a->sa, sa, (size_t)salen);
+    a->salen = salen;
+    pthread_mutex_lock(&lp->accept_mu);
+    a->next = lp->accepted;
+    lp->accepted = a;
+    pthread_mutex_unlock(&lp->accept_mu);
+    event_active(lp->accept_ev, EV_READ, 0);
+}
+
+void srv_conn_handover_cb(evutil_socket_t fd, short what, void *arg)
+{
+    srv_loop *lp = arg;
+    pthread_mutex_lock(&lp->accept_mu);
+    srv_accepted *a = lp->accepted;
+    lp->accepted = NULL;
+    pthread_mutex_unlock(&lp->accept_mu);
+    while (a) {
+        srv_accepted *next = a->next;
+        conn_setup(lp, a->fd, (const struct sockaddr *)&a->sa);
+        free(a);
+        a = next;
+    }
 }
 
 void srv_conn_accept_error_cb(struct evconnlistener *l, void *arg)

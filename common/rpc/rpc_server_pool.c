@@ -8,7 +8,8 @@
  * method and encodes the answer frame itself. If the connection's output is idle it
  * sends the frame straight to the socket (non-blocking) and frees the call; otherwise,
  * or if the send is short or would block, it appends the call to the done list (done_mu)
- * and wakes the I/O thread with event_active(), which writes it in srv_pool_done_cb().
+ * of the connection's I/O loop and wakes that loop with event_active(), which writes it
+ * in srv_pool_done_cb().
  * Thread-safety: q_mu is a leaf; done_mu is taken inside a connection's out_mu, never
  * the other way (rules in rpc_server_internal.h). Conn reference counts and `inflight`
  * are atomic; whichever thread finishes a call frees it.
@@ -30,7 +31,7 @@ void srv_call_free(srv_call *call)
 {
     if (!call)
         return;
-    atomic_fetch_sub(&call->conn->srv->inflight, 1);
+    atomic_fetch_sub(&call->conn->loop->inflight, 1);
     srv_conn_unref(call->conn);
     free(call->body);
     buf_free(&call->out);
@@ -118,23 +119,23 @@ static void run_call(rpc_server *s, srv_call *c)
     buf_free(&reply.hint);
 }
 
-/* Answers are sent from the handler thread only while at most this many calls are in
- * the server (queued, running or unwritten). */
+/* Answers are sent from the handler thread only while at most this many calls of the
+ * connection's I/O loop are in the server (queued, running or unwritten). */
 #ifndef SRV_DIRECT_MAX_INFLIGHT
 #define SRV_DIRECT_MAX_INFLIGHT 1
 #endif
 
-/* Appends c to the done list; the caller wakes the I/O thread. */
-static void push_done(rpc_server *s, srv_call *c)
+/* Appends c to its loop's done list; the caller wakes the loop. */
+static void push_done(srv_loop *lp, srv_call *c)
 {
-    pthread_mutex_lock(&s->done_mu);
+    pthread_mutex_lock(&lp->done_mu);
     c->next = NULL;
-    if (s->done_tail)
-        s->done_tail->next = c;
+    if (lp->done_tail)
+        lp->done_tail->next = c;
     else
-        s->done_head = c;
-    s->done_tail = c;
-    pthread_mutex_unlock(&s->done_mu);
+        lp->done_head = c;
+    lp->done_tail = c;
+    pthread_mutex_unlock(&lp->done_mu);
 }
 
 /* out_mu held, output idle: sends what it can of c->out without blocking; true if done
@@ -171,24 +172,25 @@ static bool send_direct(srv_conn *conn, srv_call *c)
 static void complete(rpc_server *s, srv_call *c)
 {
     srv_conn *conn = c->conn;
+    srv_loop *lp = conn->loop; /* outlives the connection */
     bool handed = false;
     pthread_mutex_lock(&conn->out_mu);
     /* Under load the I/O thread's path wins: it writes many answers per system call. */
-    bool lone = atomic_load(&s->inflight) <= SRV_DIRECT_MAX_INFLIGHT;
+    bool lone = atomic_load(&lp->inflight) <= SRV_DIRECT_MAX_INFLIGHT;
     if (conn->fd >= 0 && c->out.len > 0 && (!lone || conn->out_io || !send_direct(conn, c))) {
         conn->out_io = true;
         conn->out_queued++;
-        push_done(s, c);
+        push_done(lp, c);
         handed = true;
     }
     pthread_mutex_unlock(&conn->out_mu);
     if (handed) {
-        event_active(s->done_ev, EV_READ, 0);
+        event_active(lp->done_ev, EV_READ, 0);
         return;
     }
     srv_call_free(c);
     if (atomic_load(&s->stopping))
-        event_active(s->done_ev, EV_READ, 0); /* let the I/O thread see the call finish */
+        event_active(lp->done_ev, EV_READ, 0); /* let the loop see the call finish */
 }
 
 static void *handler_main(void *arg)
@@ -204,11 +206,11 @@ static void *handler_main(void *arg)
 
 void srv_pool_done_cb(evutil_socket_t fd, short what, void *arg)
 {
-    rpc_server *s = arg;
-    pthread_mutex_lock(&s->done_mu);
-    srv_call *c = s->done_head;
-    s->done_head = s->done_tail = NULL;
-    pthread_mutex_unlock(&s->done_mu);
+    srv_loop *lp = arg;
+    pthread_mutex_lock(&lp->done_mu);
+    srv_call *c = lp->done_head;
+    lp->done_head = lp->done_tail = NULL;
+    pthread_mutex_unlock(&lp->done_mu);
     while (c) {
         srv_call *next = c->next;
         srv_conn *conn = c->conn;
@@ -221,7 +223,7 @@ void srv_pool_done_cb(evutil_socket_t fd, short what, void *arg)
         srv_call_free(c);
         c = next;
     }
-    srv_check_stop(s);
+    srv_check_stop(lp);
 }
 
 int srv_pool_start(rpc_server *s)
@@ -242,7 +244,7 @@ int srv_pool_start(rpc_server *s)
 }
 
 /* Closes the queue, joins the handlers, and frees calls that never ran (only after a
- * forced stop) and answers the I/O thread did not write. The I/O thread has exited. */
+ * forced stop) and answers the I/O loops did not write. The loops' threads have exited. */
 void srv_pool_stop(rpc_server *s)
 {
     srv_call *left = NULL;
@@ -264,11 +266,14 @@ void srv_pool_stop(rpc_server *s)
         srv_call_free(left);
         left = next;
     }
-    srv_call *c = s->done_head;
-    s->done_head = s->done_tail = NULL;
-    while (c) {
-        srv_call *next = c->next;
-        srv_call_free(c);
-        c = next;
+    for (int i = 0; i < s->n_loops; i++) {
+        srv_loop *lp = &s->loops[i];
+        srv_call *c = lp->done_head;
+        lp->done_head = lp->done_tail = NULL;
+        while (c) {
+            srv_call *next = c->next;
+            srv_call_free(c);
+            c = next;
+        }
     }
 }

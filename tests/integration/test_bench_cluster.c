@@ -41,8 +41,8 @@ static void cluster_bench_runs_every_workload(void **state)
     assert_non_null(bin);
     char cmd[1024];
     snprintf(cmd, sizeof(cmd),
-             "%s bench --rows 3000 --threads 2 --value-size 200 --regions 3 --json "
-             "sequentialWrite randomWrite sequentialRead randomRead scan",
+             "%s bench --rows 3000 --threads 2 --connections 2 --value-size 200 --regions 3 "
+             "--json sequentialWrite randomWrite sequentialRead randomRead scan",
              bin);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
@@ -54,6 +54,7 @@ static void cluster_bench_runs_every_workload(void **state)
         if (!strstr(line, "\"workload\":"))
             continue;
         workloads++;
+        assert_int_equal(json_long(line, "connections"), 2); /* a client per thread */
         long ops = json_long(line, "ops");
         assert_true(ops >= 3000);
         assert_int_equal(json_long(line, "errors"), 0);
@@ -242,7 +243,8 @@ static void cluster_bench_rejects_bad_arguments(void **state)
                          "bench --threads 0 scan", "bench --regions 1000 scan",
                          "bench --server 127.0.0.1:1 --dir /tmp scan",
                          "bench --max-filesize 0 scan", "bench --flush-size lots scan",
-                         "bench --max-filesize scan", "bench --table-value novalue scan"};
+                         "bench --max-filesize scan", "bench --table-value novalue scan",
+                         "bench --threads 2 --connections 3 scan", "bench --connections 0 scan"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char cmd[512];
         snprintf(cmd, sizeof(cmd), "%s %s >/dev/null 2>&1", bin, bad[i]);

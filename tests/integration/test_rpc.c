@@ -49,11 +49,32 @@ typedef struct services {
 
 static services svc;
 
+/* I/O loops of every test server: main runs the whole group with one, then with three. */
+static int server_io_threads = 1;
+
+/* Distinct I/O threads Test.Inline ran on (io_seen). */
+#define IO_SEEN_MAX 8
+static pthread_t io_seen[IO_SEEN_MAX];
+static int io_seen_n;
+
+static void note_io_thread(void)
+{
+    pthread_t self = pthread_self();
+    pthread_mutex_lock(&svc.mu);
+    bool known = false;
+    for (int i = 0; i < io_seen_n; i++)
+        known = known || pthread_equal(io_seen[i], self);
+    if (!known && io_seen_n < IO_SEEN_MAX)
+        io_seen[io_seen_n++] = self;
+    pthread_mutex_unlock(&svc.mu);
+}
+
 static void svc_reset(void)
 {
     pthread_mutex_lock(&svc.mu);
     svc.gate_open = false;
     svc.blocked = 0;
+    io_seen_n = 0;
     pthread_mutex_unlock(&svc.mu);
     atomic_store(&svc.echo_calls, 0);
 }
@@ -118,8 +139,10 @@ static int h_block(void *ctx, const rpc_request *req, rpc_reply *reply)
 static int h_inline(void *ctx, const rpc_request *req, rpc_reply *reply)
 {
     bool slow = req->body_len == 4 && memcmp(req->body, "slow", 4) == 0;
-    if (rpc_server_on_io_thread())
+    if (rpc_server_on_io_thread()) {
+        note_io_thread();
         return slow ? ST_WOULD_BLOCK : buf_append(&reply->body, "io", 2);
+    }
     return buf_append(&reply->body, "handler", 7);
 }
 
@@ -141,6 +164,7 @@ static void server_start(test_server *t, int handlers, int queue, uint32_t max_f
     rpc_server_opts o;
     rpc_server_opts_default(&o);
     o.handler_threads = handlers;
+    o.io_threads = server_io_threads;
     o.queue_capacity = queue;
     if (max_frame)
         o.max_frame = max_frame;
@@ -1060,6 +1084,71 @@ static void test_big_direct_send_cut_short_by_full_socket_arrives_intact(void **
     close(ss.lfd);
 }
 
+typedef struct conn_worker {
+    const char *addr;
+    int calls;
+    int failures;
+    char why[256];
+} conn_worker;
+
+/* One connection (its own rpc_client) making inline, deferred and handler calls. */
+static void *conn_worker_main(void *arg)
+{
+    conn_worker *w = arg;
+    rpc_client *c = client_new(0);
+    buf_t resp = {0};
+    for (int i = 0; i < w->calls; i++) {
+        const char *method = i % 3 == 2 ? "Test.Echo" : "Test.Inline";
+        const char *body = i % 3 == 0 ? "fast" : "slow";
+        const char *want = i % 3 == 0 ? "io" : i % 3 == 1 ? "handler" : "slow";
+        int rc = rpc_client_call(c, w->addr, method, body, 4, 5000, &resp);
+        if (rc != ST_OK || resp.len != strlen(want) || memcmp(resp.data, want, resp.len) != 0) {
+            if (w->failures++ == 0)
+                snprintf(w->why, sizeof(w->why), "call %d %s: %s", i, method,
+                         rc == ST_OK ? "wrong answer" : st_errmsg());
+        }
+    }
+    buf_free(&resp);
+    rpc_client_free(c);
+    return NULL;
+}
+
+/* Connections are dealt out to the I/O loops: six connections run their inline calls on
+ * as many threads as the server has loops (one, or three), every call is answered right,
+ * and stop closes them all. */
+static void test_connections_spread_over_io_loops(void **state)
+{
+    test_server t;
+    server_start(&t, 4, 256, 0, 0);
+    enum { CONNS = 6, CALLS = 300 };
+    conn_worker w[CONNS];
+    pthread_t th[CONNS];
+    for (int i = 0; i < CONNS; i++) {
+        w[i] = (conn_worker){.addr = t.addr, .calls = CALLS};
+        assert_int_equal(pthread_create(&th[i], NULL, conn_worker_main, &w[i]), 0);
+    }
+    for (int i = 0; i < CONNS; i++) {
+        pthread_join(th[i], NULL);
+        if (w[i].failures)
+            fail_msg("connection %d: %d failed calls, first: %s", i, w[i].failures, w[i].why);
+    }
+    rpc_server_stats ss;
+    rpc_server_stats_get(t.srv, &ss);
+    assert_int_equal(ss.io_threads, (uint64_t)server_io_threads);
+    assert_int_equal(ss.connections_accepted, CONNS);
+    assert_int_equal(ss.calls_inline, CONNS * CALLS / 3);
+    assert_int_equal(ss.calls_deferred, CONNS * CALLS / 3);
+    assert_int_equal(ss.calls_handled, CONNS * CALLS);
+    pthread_mutex_lock(&svc.mu);
+    int seen = io_seen_n;
+    pthread_mutex_unlock(&svc.mu);
+    assert_int_equal(seen, server_io_threads);
+    rpc_server_stop(t.srv);
+    rpc_server_stats_get(t.srv, &ss);
+    assert_int_equal(ss.connections_open, 0);
+    rpc_server_free(t.srv);
+}
+
 int main(void)
 {
     pthread_mutex_init(&svc.mu, NULL);
@@ -1090,6 +1179,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_connection_refused_is_retryable, setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_big_direct_send_cut_short_by_full_socket_arrives_intact, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_connections_spread_over_io_loops, setup, teardown),
     };
-    return tu_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests_name("rpc, one I/O loop", tests, NULL, NULL);
+    server_io_threads = 3;
+    failed += cmocka_run_group_tests_name("rpc, three I/O loops", tests, NULL, NULL);
+    return tu_exit_status(failed);
 }

@@ -753,7 +753,8 @@ static void split_stats(const workload_run *run, bench_splits *watch, int64_t en
             lat[n++] = r->lat_us;
         }
     }
-    qsort(lat, n, sizeof(uint32_t), cmp_u32);
+    if (n)
+        qsort(lat, n, sizeof(uint32_t), cmp_u32);
     res->split_ops = (long)n;
     res->split_p50_us = pct(lat, n, 0.50);
     res->split_p99_us = pct(lat, n, 0.99);

@@ -85,7 +85,8 @@ static void copy_key(const Strata__Admin__RegionInfo *ri, bool end, seen_region 
         r->fits = false;
         len = 0;
     }
-    memcpy(end ? r->end : r->start, k->data, len);
+    if (len) /* an absent key has no data at all */
+        memcpy(end ? r->end : r->start, k->data, len);
     *(end ? &r->end_len : &r->start_len) = len;
 }
 

@@ -16,6 +16,7 @@
 #include "common/bytes.h"
 #include "common/cell.h"
 #include "common/rpc/rpc_proto.h"
+#include "common/scratch.h"
 #include "common/status.h"
 
 /* ---- request builders (client_build_fn) ---- */
@@ -215,14 +216,15 @@ strata_result_t *strata_table_get(strata_table_t *t, const strata_get_t *g, char
     int rc = client_region_call(t->c, t->name, g->row.data, g->row.len, "ClientService.Get",
                                 build_get, (void *)g, &resp);
     if (rc == ST_OK) {
+        scratch_t sc = {0}; /* the decoded answer, until it is copied into the result */
+        ProtobufCAllocator al = scratch_protobuf_allocator(&sc);
         Strata__Client__GetResponse *gr =
-            strata__client__get_response__unpack(NULL, resp.len, resp.data);
+            strata__client__get_response__unpack(&al, resp.len, resp.data);
         if (!gr)
             rc = st_error(ST_PROTOCOL, "client: undecodable Get response for table %s", t->name);
         else if (!(res = result_from_pb(gr->result, g->row.data, g->row.len)))
             rc = st_error(ST_NOMEM, "client: out of memory");
-        if (gr)
-            strata__client__get_response__free_unpacked(gr, NULL);
+        scratch_free(&sc);
     }
     buf_free(&resp);
     if (rc != ST_OK)

@@ -19,51 +19,33 @@
 
 /* ---- pool ---- */
 
+struct rs_pool_result_node {
+    scan_result res;
+    rs_pool_result_node *next;
+};
+
 void *rs_pool_alloc(rs_pool *p, size_t size)
 {
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 16;
-        void **ptrs = realloc(p->ptrs, cap * sizeof(*ptrs));
-        if (!ptrs)
-            return NULL;
-        p->ptrs = ptrs;
-        p->cap = cap;
-    }
-    void *m = calloc(1, size ? size : 1);
-    if (m)
-        p->ptrs[p->n++] = m;
-    return m;
+    return scratch_alloc(&p->mem, size);
 }
 
 scan_result *rs_pool_result(rs_pool *p)
 {
-    if (p->nresults == p->rcap) {
-        size_t cap = p->rcap ? p->rcap * 2 : 16;
-        scan_result **r = realloc(p->results, cap * sizeof(*r));
-        if (!r)
-            return NULL;
-        p->results = r;
-        p->rcap = cap;
-    }
-    scan_result *res = malloc(sizeof(*res));
-    if (!res)
+    rs_pool_result_node *n = scratch_alloc_raw(&p->mem, sizeof(*n));
+    if (!n)
         return NULL;
-    scan_result_init(res);
-    p->results[p->nresults++] = res;
-    return res;
+    scan_result_init(&n->res);
+    n->next = p->results;
+    p->results = n;
+    return &n->res;
 }
 
 void rs_pool_free(rs_pool *p)
 {
-    for (size_t i = 0; i < p->n; i++)
-        free(p->ptrs[i]);
-    for (size_t i = 0; i < p->nresults; i++) {
-        scan_result_free(p->results[i]);
-        free(p->results[i]);
-    }
-    free(p->ptrs);
-    free(p->results);
-    memset(p, 0, sizeof(*p));
+    for (rs_pool_result_node *n = p->results; n; n = n->next)
+        scan_result_free(&n->res);
+    p->results = NULL;
+    scratch_free(&p->mem);
 }
 
 /* ---- messages ---- */

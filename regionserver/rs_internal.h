@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "common/config.h"
+#include "common/scratch.h"
 #include "common/rpc/rpc_client.h"
 #include "common/zk/zk.h"
 #include "common/proto/admin.pb-c.h"
@@ -161,11 +162,10 @@ struct rs_server {
 };
 
 /* ---- allocation pool for building one response (freed together) ---- */
+typedef struct rs_pool_result_node rs_pool_result_node;
 typedef struct rs_pool {
-    void **ptrs;
-    size_t n, cap;
-    scan_result **results;
-    size_t nresults, rcap;
+    scratch_t mem;                 /* every allocation (common/scratch.h) */
+    rs_pool_result_node *results;  /* in mem; their cells are freed with the pool */
 } rs_pool;
 
 void *rs_pool_alloc(rs_pool *p, size_t size); /* zeroed; NULL when out of memory */

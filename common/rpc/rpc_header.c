@@ -10,6 +10,7 @@
 
 #include "common/proto/rpc.pb-c.h"
 #include "common/rpc/rpc_frame.h"
+#include "common/scratch.h"
 #include "common/status.h"
 
 /* Headers up to this size are packed on the stack. */
@@ -112,9 +113,13 @@ int rpc_header_encode_error_hint(buf_t *out, uint32_t call_id, int code, const c
 int rpc_header_decode_request(const uint8_t *p, size_t len, rpc_request_header *out)
 {
     int rc = ST_OK;
-    Strata__Rpc__RequestHeader *h = strata__rpc__request_header__unpack(NULL, len, p);
-    if (!h)
+    scratch_t sc = {0};
+    ProtobufCAllocator al = scratch_protobuf_allocator(&sc);
+    Strata__Rpc__RequestHeader *h = strata__rpc__request_header__unpack(&al, len, p);
+    if (!h) {
+        scratch_free(&sc);
         return st_error(ST_PROTOCOL, "undecodable request header (%zu bytes)", len);
+    }
     size_t mlen = h->method_name ? strlen(h->method_name) : 0;
     if (!h->has_call_id || mlen == 0 || mlen > RPC_METHOD_MAX) {
         rc = st_error(ST_PROTOCOL, "undecodable request header: call id %s, method of %zu bytes",
@@ -125,7 +130,7 @@ int rpc_header_decode_request(const uint8_t *p, size_t len, rpc_request_header *
     out->deadline_ms = h->has_deadline_ms ? h->deadline_ms : 0;
     memcpy(out->method, h->method_name, mlen + 1);
 out:
-    strata__rpc__request_header__free_unpacked(h, NULL);
+    scratch_free(&sc);
     return rc;
 }
 
@@ -138,9 +143,13 @@ int rpc_header_decode_response(const uint8_t *p, size_t len, rpc_response_header
 {
     int rc = ST_OK;
     memset(out, 0, sizeof(*out));
-    Strata__Rpc__ResponseHeader *h = strata__rpc__response_header__unpack(NULL, len, p);
-    if (!h)
+    scratch_t sc = {0};
+    ProtobufCAllocator al = scratch_protobuf_allocator(&sc);
+    Strata__Rpc__ResponseHeader *h = strata__rpc__response_header__unpack(&al, len, p);
+    if (!h) {
+        scratch_free(&sc);
         return st_error(ST_PROTOCOL, "undecodable response header (%zu bytes)", len);
+    }
     if (!h->has_call_id) {
         rc = st_error(ST_PROTOCOL, "undecodable response header: call id missing");
         goto out;
@@ -166,7 +175,7 @@ int rpc_header_decode_response(const uint8_t *p, size_t len, rpc_response_header
             rpc_header_response_free(out);
     }
 out:
-    strata__rpc__response_header__free_unpacked(h, NULL);
+    scratch_free(&sc);
     return rc;
 }
 

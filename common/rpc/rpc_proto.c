@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "common/scratch.h"
 #include "common/status.h"
 
 int rpc_proto_pack(const ProtobufCMessage *msg, buf_t *out)
@@ -51,11 +52,16 @@ int rpc_proto_serve(void *ctx, const rpc_request *rq, rpc_reply *reply,
     int rc = check ? check(ctx, reply) : ST_OK;
     if (rc != ST_OK)
         return rc;
-    ProtobufCMessage *req = NULL;
-    if ((rc = rpc_proto_unpack_request(rq, desc, &req)) != ST_OK)
-        return rc;
-    rc = body(ctx, req, reply);
-    protobuf_c_message_free_unpacked(req, NULL);
+    /* The request and everything in it live in one scratch, released after the body. */
+    scratch_t sc = {0};
+    ProtobufCAllocator al = scratch_protobuf_allocator(&sc);
+    ProtobufCMessage *req = protobuf_c_message_unpack(desc, &al, rq->body_len, rq->body);
+    if (!req)
+        rc = st_error(ST_INVALID_ARGUMENT, "%s: the request is not a well-formed %s", rq->method,
+                      desc->name);
+    else
+        rc = body(ctx, req, reply);
+    scratch_free(&sc);
     return rc;
 }
 

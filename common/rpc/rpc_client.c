@@ -6,9 +6,12 @@
  */
 #include "common/rpc/rpc_client.h"
 
+#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -228,23 +231,29 @@ int rpc_client_call_async(rpc_client *c, const char *addr, const char *method, c
     return ST_OK;
 }
 
+/* A sync call's wait: a futex word the completion sets to 1 and wakes. No mutex, so the
+ * woken caller never queues behind the I/O thread for a lock it still holds. */
 typedef struct sync_wait {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    bool done;
+    _Atomic uint32_t done;
     rpc_result *res;
 } sync_wait;
 
 static void sync_done(void *arg, rpc_result *res)
 {
     sync_wait *w = arg;
-    pthread_mutex_lock(&w->mu);
     *w->res = *res;
     memset(&res->body, 0, sizeof(res->body)); /* taken */
     memset(&res->hint, 0, sizeof(res->hint));
-    w->done = true;
-    pthread_cond_signal(&w->cv);
-    pthread_mutex_unlock(&w->mu);
+    atomic_store_explicit(&w->done, 1, memory_order_release);
+    /* w may be gone once the caller saw done: a wake of its stale address is harmless
+     * (at worst a spurious wake-up of whoever waits there next, who re-checks). */
+    syscall(SYS_futex, &w->done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void sync_wait_for(sync_wait *w)
+{
+    while (atomic_load_explicit(&w->done, memory_order_acquire) == 0)
+        syscall(SYS_futex, &w->done, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
 }
 
 int rpc_client_call_result(rpc_client *c, const char *addr, const char *method, const void *req,
@@ -258,22 +267,15 @@ int rpc_client_call_result(rpc_client *c, const char *addr, const char *method, 
         snprintf(res->message, sizeof(res->message), "%s", st_errmsg());
         return res->status;
     }
-    sync_wait w = {.done = false, .res = res};
-    pthread_mutex_init(&w.mu, NULL);
-    pthread_cond_init(&w.cv, NULL);
+    sync_wait w = {.done = 0, .res = res};
     int rc = rpc_client_call_async(c, addr, method, req, req_len, timeout_ms, sync_done, &w);
     if (rc != ST_OK) {
         res->status = rc;
         res->retryable = rpc_status_retryable(rc);
         snprintf(res->message, sizeof(res->message), "%s", st_errmsg());
     } else {
-        pthread_mutex_lock(&w.mu);
-        while (!w.done)
-            pthread_cond_wait(&w.cv, &w.mu);
-        pthread_mutex_unlock(&w.mu);
+        sync_wait_for(&w);
     }
-    pthread_cond_destroy(&w.cv);
-    pthread_mutex_destroy(&w.mu);
     if (res->status != ST_OK)
         return st_error(res->status, "%s", res->message);
     return ST_OK;

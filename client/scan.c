@@ -35,6 +35,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/rpc/rpc_proto.h"
+#include "common/scratch.h"
 #include "common/status.h"
 
 struct strata_scanner {
@@ -52,7 +53,8 @@ struct strata_scanner {
     locator_region reg;
     char addr[300];
     uint64_t scanner_id, seq;
-    Strata__Client__ScanResponse *resp;
+    Strata__Client__ScanResponse *resp; /* decoded into resp_mem */
+    scratch_t resp_mem;
     size_t next_idx;
     buf_t moved; /* the last failed call's RegionMoved hint (client/moved_hint.c) */
 };
@@ -198,6 +200,13 @@ strata_scanner_t *strata_table_scan(strata_table_t *t, const strata_scan_t *s, c
     return sc;
 }
 
+/* Frees the current response, if any. */
+static void drop_resp(strata_scanner_t *sc)
+{
+    sc->resp = NULL;
+    scratch_free(&sc->resp_mem);
+}
+
 /* Sends a ScanRequest to the current region's server; ST_OK with sc->resp replaced. */
 static int scan_call(strata_scanner_t *sc, const Strata__Client__ScanRequest *req, int timeout_ms)
 {
@@ -211,9 +220,9 @@ static int scan_call(strata_scanner_t *sc, const Strata__Client__ScanRequest *re
     buf_free(&sc->moved);
     sc->moved = res.hint;
     if (rc == ST_OK) {
-        if (sc->resp)
-            strata__client__scan_response__free_unpacked(sc->resp, NULL);
-        sc->resp = strata__client__scan_response__unpack(NULL, resp.len, resp.data);
+        drop_resp(sc);
+        ProtobufCAllocator al = scratch_protobuf_allocator(&sc->resp_mem);
+        sc->resp = strata__client__scan_response__unpack(&al, resp.len, resp.data);
         sc->next_idx = 0;
         if (!sc->resp)
             rc = st_error(ST_PROTOCOL, "client: undecodable Scan response from %s for region %s",
@@ -419,8 +428,7 @@ static int fill(strata_scanner_t *sc, int timeout_ms)
 {
     while (!sc->done && (!sc->resp || sc->next_idx >= sc->resp->n_results)) {
         if (sc->resp && !sc->region_more) {
-            strata__client__scan_response__free_unpacked(sc->resp, NULL);
-            sc->resp = NULL;
+            drop_resp(sc);
             advance(sc);
             continue;
         }
@@ -495,9 +503,7 @@ static void reset_after_failure(strata_scanner_t *sc, int status)
     if (retry_classify(status) != RETRY_INVALIDATE)
         close_server_scanner(sc);
     sc->open = false;
-    if (sc->resp)
-        strata__client__scan_response__free_unpacked(sc->resp, NULL);
-    sc->resp = NULL;
+    drop_resp(sc);
 }
 
 /* After a failed call: follows a RegionMoved hint (its regions go to the location
@@ -568,8 +574,7 @@ void strata_scanner_close(strata_scanner_t *sc)
     if (!sc)
         return;
     close_server_scanner(sc);
-    if (sc->resp)
-        strata__client__scan_response__free_unpacked(sc->resp, NULL);
+    drop_resp(sc);
     locator_region_clear(&sc->reg);
     buf_free(&sc->moved);
     buf_free(&sc->pos);

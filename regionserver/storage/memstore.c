@@ -26,6 +26,14 @@
  * reaches a node sees it whole. Nodes are never removed or changed after
  * publication; the arena frees them all with the memstore.
  *
+ * Row bloom: a blocked bloom filter over the rows added (one 64-bit word per row, four
+ * bits set in it from the row's MurmurHash64A), sized from the flush size it was made
+ * for (memstore_new_sized). An add sets its row's bits before the node is published, so
+ * a reader whose read point covers the cell (taken after the writer's MVCC release) or
+ * that can see the node sees the bits; a Get of a row whose bits are not all set skips
+ * this memstore. The bitmap is calloc'd (untouched pages cost no memory) and is not
+ * counted in memstore_size().
+ *
  * Statistics (count, size, max seq, min/max ts) are relaxed atomics updated after
  * a node is linked. Reference counting: the owner and every iterator hold one
  * reference; the last memstore_unref() frees the arena.
@@ -41,6 +49,7 @@
 #include "common/bytes.h"
 #include "common/log.h"
 #include "common/status.h"
+#include "regionserver/storage/bloom.h"
 
 #define MS_MAX_HEIGHT 12
 #define MS_BRANCHING 4
@@ -53,6 +62,8 @@ typedef _Atomic(ms_node *) ms_link;
 
 struct memstore {
     arena *arena;
+    _Atomic uint64_t *row_bloom; /* row_bloom_words words, a power of two; NULL: none */
+    uint64_t row_bloom_mask;     /* row_bloom_words - 1 */
     ms_node *head; /* sentinel: MS_MAX_HEIGHT links and no cell */
     atomic_int max_height;
     atomic_uint refs;
@@ -137,11 +148,63 @@ static int random_height(void)
     }
 }
 
+size_t memstore_row_bloom_bytes(uint64_t flush_size)
+{
+    if (flush_size == 0)
+        flush_size = MEMSTORE_DEFAULT_FLUSH_SIZE;
+    uint64_t want = flush_size / MEMSTORE_ROW_BLOOM_RATIO;
+    size_t bytes = MEMSTORE_ROW_BLOOM_MIN;
+    while (bytes < want && bytes < MEMSTORE_ROW_BLOOM_MAX)
+        bytes *= 2;
+    return bytes;
+}
+
+/* The word and the four bits of a row hash. */
+static uint64_t bloom_bits(uint64_t h)
+{
+    return (1ull << ((h >> 40) & 63)) | (1ull << ((h >> 46) & 63)) |
+           (1ull << ((h >> 52) & 63)) | (1ull << ((h >> 58) & 63));
+}
+
+/* The word of the row bloom a row hash falls in (m has a bloom). */
+static _Atomic uint64_t *bloom_word(memstore *m, uint64_t h)
+{
+    return &m->row_bloom[h & m->row_bloom_mask];
+}
+
+static void row_bloom_set(memstore *m, uint64_t h)
+{
+    _Atomic uint64_t *w = bloom_word(m, h);
+    uint64_t bits = bloom_bits(h);
+    if ((atomic_load_explicit(w, memory_order_relaxed) & bits) != bits)
+        atomic_fetch_or_explicit(w, bits, memory_order_relaxed);
+}
+
+bool memstore_may_contain_row(const memstore *m, const uint8_t *row, size_t len)
+{
+    if (!m->row_bloom)
+        return true;
+    uint64_t h = bloom_row_hash(row, len);
+    uint64_t bits = bloom_bits(h);
+    return (atomic_load_explicit(&m->row_bloom[h & m->row_bloom_mask], memory_order_relaxed) &
+            bits) == bits;
+}
+
 memstore *memstore_new(void)
+{
+    return memstore_new_sized(0);
+}
+
+memstore *memstore_new_sized(uint64_t flush_size)
 {
     memstore *m = calloc(1, sizeof(*m));
     if (!m)
         goto fail;
+    size_t bloom_bytes = memstore_row_bloom_bytes(flush_size);
+    m->row_bloom = calloc(bloom_bytes / sizeof(uint64_t), sizeof(uint64_t));
+    if (!m->row_bloom)
+        goto fail;
+    m->row_bloom_mask = bloom_bytes / sizeof(uint64_t) - 1;
     m->arena = arena_new(MS_ARENA_BLOCK);
     if (!m->arena)
         goto fail;
@@ -164,6 +227,8 @@ fail:
     LOG_ERROR("memstore: out of memory creating a memstore");
     if (m && m->arena)
         arena_free(m->arena);
+    if (m)
+        free((void *)m->row_bloom);
     free(m);
     return NULL;
 }
@@ -180,6 +245,7 @@ void memstore_unref(memstore *m)
     if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)
         return;
     arena_free(m->arena);
+    free((void *)m->row_bloom);
     free(m);
 }
 
@@ -272,12 +338,18 @@ int memstore_add(memstore *m, const cell_t *c)
 {
     ms_node *prev[MS_MAX_HEIGHT];
     ms_node *next[MS_MAX_HEIGHT];
+    /* The bloom word is fetched while the skiplist is searched. */
+    uint64_t h = m->row_bloom ? bloom_row_hash(c->row, c->row_len) : 0;
+    if (m->row_bloom)
+        __builtin_prefetch((const void *)bloom_word(m, h), 1);
     int height = random_height();
     raise_max_height(m, height);
     int top = atomic_load_explicit(&m->max_height, memory_order_relaxed);
     find_splice(m, c, top, prev, next);
     if (next[0] && node_compare(next[0], c) == 0)
         return ST_OK;
+    if (m->row_bloom)
+        row_bloom_set(m, h); /* before the node is published */
     ms_node *x = node_new(m, c, height);
     if (!x) {
         LOG_ERROR("memstore: out of memory adding a %zu-byte cell", cell_encoded_len(c));

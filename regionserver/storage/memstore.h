@@ -13,6 +13,7 @@
 #ifndef STRATA_REGIONSERVER_MEMSTORE_H
 #define STRATA_REGIONSERVER_MEMSTORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,8 +22,21 @@
 
 typedef struct memstore memstore;
 
-/* Returns NULL if out of memory. The caller holds the one reference. */
+#define MEMSTORE_DEFAULT_FLUSH_SIZE (128ull << 20)
+#define MEMSTORE_ROW_BLOOM_RATIO 128         /* bloom bytes = flush size / this ... */
+#define MEMSTORE_ROW_BLOOM_MIN (4u << 10)    /* ... rounded up to a power of two, */
+#define MEMSTORE_ROW_BLOOM_MAX (1u << 20)    /* within these */
+
+/* Returns NULL if out of memory. The caller holds the one reference. The row bloom is
+ * sized for a memstore flushed at flush_size bytes (0: MEMSTORE_DEFAULT_FLUSH_SIZE);
+ * memstore_new() is memstore_new_sized(0). */
 memstore *memstore_new(void);
+memstore *memstore_new_sized(uint64_t flush_size);
+/* Bytes of the row bloom a memstore for flush_size gets. */
+size_t memstore_row_bloom_bytes(uint64_t flush_size);
+/* False only if no cell of row was ever added (a Get of row may skip m); true may be a
+ * false positive. */
+bool memstore_may_contain_row(const memstore *m, const uint8_t *row, size_t len);
 void memstore_ref(memstore *m);
 /* Drops a reference; the last one frees the memstore and its arena. */
 void memstore_unref(memstore *m);

@@ -170,7 +170,8 @@ static int open_stores(region *r, uint64_t *max_seq)
         char *dir = layout_store_dir(root, r->info.table, r->info.encoded_name, f->name);
         if (!dir)
             return ST_NOMEM;
-        int rc = store_open(dir, f, engine_block_cache(r->eng), &r->stores[i]);
+        int rc = store_open(dir, f, engine_block_cache(r->eng), r->schema.memstore_flushsize,
+                            &r->stores[i]);
         free(dir);
         if (rc != ST_OK)
             return rc;

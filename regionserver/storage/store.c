@@ -38,6 +38,7 @@ struct store {
     pthread_mutex_t mu;
     memstore *active;
     memstore *snapshot;
+    uint64_t memstore_flushsize; /* sizes each new memstore's row bloom */
     uint64_t snapshot_seq;
     storefile **files; /* oldest first */
     size_t nfiles;
@@ -135,7 +136,8 @@ static int load_files(store *s)
     return ST_OK;
 }
 
-int store_open(const char *dir, const family_schema *fam, blockcache *cache, store **out)
+int store_open(const char *dir, const family_schema *fam, blockcache *cache,
+               uint64_t memstore_flushsize, store **out)
 {
     *out = NULL;
     store *s = calloc(1, sizeof(*s));
@@ -143,10 +145,11 @@ int store_open(const char *dir, const family_schema *fam, blockcache *cache, sto
         return ST_NOMEM;
     s->fam = *fam;
     s->cache = cache;
+    s->memstore_flushsize = memstore_flushsize;
     pthread_mutex_init(&s->mu, NULL);
     int rc = ST_NOMEM;
     s->dir = strdup(dir);
-    s->active = memstore_new();
+    s->active = memstore_new_sized(memstore_flushsize);
     if (!s->dir || !s->active)
         goto fail;
     rc = fio_mkdirs(dir);
@@ -305,7 +308,10 @@ int store_collect_iters(store *s, uint64_t read_point, const store_read_hint *hi
     for (int i = 0; i < 2; i++) {
         if (!mems[i])
             continue;
-        if (rc == ST_OK && memstore_count(mems[i]) > 0)
+        /* A Get of a row the memstore's row bloom never saw cannot find anything there. */
+        bool wanted = !hint || !hint->row ||
+                      memstore_may_contain_row(mems[i], hint->row, hint->row_len);
+        if (rc == ST_OK && memstore_count(mems[i]) > 0 && wanted)
             rc = push_source(srcs, n, cap, memstore_iter(mems[i], read_point),
                              memstore_max_ts(mems[i]));
         memstore_unref(mems[i]);
@@ -335,7 +341,7 @@ int store_snapshot(store *s, uint64_t flush_seq, bool *took)
     int rc = ST_OK;
     pthread_mutex_lock(&s->mu);
     if (!s->snapshot && memstore_count(s->active) > 0) {
-        memstore *fresh = memstore_new();
+        memstore *fresh = memstore_new_sized(s->memstore_flushsize);
         if (fresh) {
             s->snapshot = s->active;
             s->snapshot_seq = flush_seq;

@@ -27,8 +27,10 @@ typedef struct store store;
 
 /* Opens the family's directory (created if missing), removes leftover *.tmp files and
  * opens every store file, references through storefile_open_reference (a missing
- * referenced file fails the open, naming both paths). */
-int store_open(const char *dir, const family_schema *fam, blockcache *cache, store **out);
+ * referenced file fails the open, naming both paths). memstore_flushsize sizes each
+ * memstore's row bloom (memstore_new_sized). */
+int store_open(const char *dir, const family_schema *fam, blockcache *cache,
+               uint64_t memstore_flushsize, store **out);
 void store_free(store *s);
 
 const family_schema *store_family(const store *s);

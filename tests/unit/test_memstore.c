@@ -491,6 +491,8 @@ static bool reader_pass(memstore *m, uint64_t *seen)
     for (kv_iter_seek_to_first(it); ok && kv_iter_valid(it); kv_iter_next(it)) {
         const cell_t *c = kv_iter_cell(it);
         ok = well_formed(c) && (!prev || cell_compare(prev, c) < 0);
+        /* a node a reader can reach has its row's bloom bits set already */
+        ok = ok && memstore_may_contain_row(m, c->row, c->row_len);
         prev_copy = *c; /* cells live in the arena, which outlives the pass */
         prev = &prev_copy;
         (*seen)++;
@@ -567,9 +569,47 @@ static void test_concurrent_writers_and_readers(void **state)
     free(ctx.cells);
 }
 
+/* The row bloom: sized from the flush size, never a false negative (every row added,
+ * delete markers included), and few false positives at the rows a memstore holds. */
+static void test_row_bloom(void **state)
+{
+    (void)state;
+    assert_int_equal(memstore_row_bloom_bytes(0), 1u << 20);       /* 128 MiB / 128 */
+    assert_int_equal(memstore_row_bloom_bytes(64u << 20), 512u << 10);
+    assert_int_equal(memstore_row_bloom_bytes(1u << 20), 8u << 10);
+    assert_int_equal(memstore_row_bloom_bytes(256u << 10), MEMSTORE_ROW_BLOOM_MIN);
+    assert_int_equal(memstore_row_bloom_bytes(1ull << 40), MEMSTORE_ROW_BLOOM_MAX);
+    memstore *m = memstore_new_sized(64u << 20); /* 4 Mi bits */
+    assert_non_null(m);
+    enum { ROWS = 100000 };
+    tcell t;
+    char row[32];
+    for (int i = 0; i < ROWS; i++) {
+        fill_cell(&t, 0, 1, 1, 7, i % 5 == 0 ? 4 : 0, 1 + (uint64_t)i); /* some are markers */
+        int n = snprintf(row, sizeof(row), "bloomrow%08d", i * 2);
+        t.c.row = (const uint8_t *)row;
+        t.c.row_len = (uint32_t)n;
+        t.c.value = t.value;
+        assert_int_equal(memstore_add(m, &t.c), ST_OK);
+    }
+    int fp = 0;
+    for (int i = 0; i < ROWS; i++) {
+        int n = snprintf(row, sizeof(row), "bloomrow%08d", i * 2);
+        assert_true(memstore_may_contain_row(m, (const uint8_t *)row, (size_t)n));
+        n = snprintf(row, sizeof(row), "bloomrow%08d", i * 2 + 1); /* never added */
+        fp += memstore_may_contain_row(m, (const uint8_t *)row, (size_t)n);
+    }
+    assert_true(fp < ROWS / 50); /* under 2 % at 42 bits per row */
+    memstore_unref(m);
+    memstore *empty = memstore_new();
+    assert_false(memstore_may_contain_row(empty, (const uint8_t *)"r", 1));
+    memstore_unref(empty);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_row_bloom),
         cmocka_unit_test(test_random_inserts_come_out_sorted),
         cmocka_unit_test(test_read_point_hides_newer_cells),
         cmocka_unit_test(test_seek_for_prev_skips_invisible_run),

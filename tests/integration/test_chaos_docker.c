@@ -43,7 +43,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -56,14 +55,10 @@
 #define CMD_LIMIT_S 120    /* a docker or chaos-docker.sh command */
 #define OUTPUT_MAX (64 * 1024)
 
-extern char **environ;
 
 static char repo_dir[PATH_MAX];
 static char engine_sh[PATH_MAX + 64], chaos_sh[PATH_MAX + 64];
 static char state_dir[128], project[64], net[96];
-static char cleanup_cmd[2 * PATH_MAX + 1024];
-static char *const cleanup_argv[] = {"/bin/sh", "-c", cleanup_cmd, NULL};
-static volatile sig_atomic_t cleaned;
 
 /* ---- helpers ---- */
 
@@ -166,30 +161,6 @@ static void container(const char *suffix, const char *host, const char *project_
     if (rc != 0)
         fail_msg("docker %s %s: exit %d: %s", argv[1], name, rc, out ? out : "");
     free(out);
-}
-
-/* Runs cleanup_cmd once: the containers and network of this run, then the engine. Only
- * fork, execve and waitpid: also called from the signal handler. */
-static void cleanup(void)
-{
-    if (cleaned || cleanup_cmd[0] == '\0')
-        return;
-    cleaned = 1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        execve(cleanup_argv[0], cleanup_argv, environ);
-        _exit(127);
-    }
-    if (pid > 0)
-        while (waitpid(pid, NULL, 0) < 0)
-            ;
-}
-
-static void on_signal(int sig)
-{
-    cleanup();
-    signal(sig, SIG_DFL);
-    raise(sig);
 }
 
 /* ---- tests ---- */
@@ -335,21 +306,15 @@ static int setup(void)
     snprintf(project, sizeof(project), "strata-chaos-test-%ld", (long)getpid());
     snprintf(net, sizeof(net), "%s-net", project);
     /* Before anything is made: what to remove on any exit. */
-    int len = snprintf(cleanup_cmd, sizeof(cleanup_cmd),
-             "if [ -f %s/docker-host ]; then export DOCKER_HOST=$(cat %s/docker-host);"
-             " ids=$(docker ps -aq --filter name=%s-);"
-             " [ -z \"$ids\" ] || docker rm -f $ids >/dev/null;"
-             " docker network rm %s >/dev/null 2>&1; fi;"
-             " bash %s stop %s",
-             state_dir, state_dir, project, net, engine_sh, state_dir);
-    if (len < 0 || (size_t)len >= sizeof(cleanup_cmd)) {
-        cleanup_cmd[0] = '\0';
+    if (tu_cleanup_on_exit("if [ -f %s/docker-host ]; then export DOCKER_HOST=$(cat %s/docker-host);"
+                           " ids=$(docker ps -aq --filter name=%s-);"
+                           " [ -z \"$ids\" ] || docker rm -f $ids >/dev/null;"
+                           " docker network rm %s >/dev/null 2>&1; fi;"
+                           " bash %s stop %s",
+                           state_dir, state_dir, project, net, engine_sh, state_dir) != 0) {
         fprintf(stderr, "test_chaos_docker: the repository path is too long\n");
         return 1;
     }
-    atexit(cleanup);
-    signal(SIGTERM, on_signal);
-    signal(SIGINT, on_signal);
 
     char *out = NULL;
     const char *start[] = {"bash", engine_sh, "start", state_dir, NULL};
@@ -398,7 +363,7 @@ int main(void)
         return 1;
     int rc = setup();
     if (rc != 0) {
-        cleanup();
+        tu_cleanup_now();
         return rc;
     }
     const struct CMUnitTest tests[] = {
@@ -411,7 +376,7 @@ int main(void)
     };
     rc = tu_run_group_tests(tests, NULL, NULL);
     uint64_t t0 = clock_mono_ns();
-    cleanup();
+    tu_cleanup_now();
     printf("cleanup (containers, network, docker-engine.sh stop): %.1f s\n",
            (double)(clock_mono_ns() - t0) / 1e9);
     return rc;

@@ -37,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -53,14 +52,10 @@
 #define CMD_LIMIT_S 180
 #define OUTPUT_MAX (256 * 1024)
 
-extern char **environ;
 
 static char repo_dir[PATH_MAX];
 static char engine_sh[PATH_MAX + 64], up_sh[PATH_MAX + 64];
 static char state_dir[128], project[64];
-static char cleanup_cmd[2 * PATH_MAX + 512];
-static char *const cleanup_argv[] = {"/bin/sh", "-c", cleanup_cmd, NULL};
-static volatile sig_atomic_t cleaned;
 static int deployed; /* up passed: the later cases need it */
 
 /* The host ports, in the compose file's variables, in this order. */
@@ -119,29 +114,6 @@ static int pick_ports(void)
     while (n > 0)
         close(fds[--n]);
     return rc;
-}
-
-/* Runs cleanup_cmd once (fork, execve, waitpid only: also from the signal handler). */
-static void cleanup(void)
-{
-    if (cleaned || cleanup_cmd[0] == '\0')
-        return;
-    cleaned = 1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        execve(cleanup_argv[0], cleanup_argv, environ);
-        _exit(127);
-    }
-    if (pid > 0)
-        while (waitpid(pid, NULL, 0) < 0)
-            ;
-}
-
-static void on_signal(int sig)
-{
-    cleanup();
-    signal(sig, SIG_DFL);
-    raise(sig);
 }
 
 /* A shell script for the client container: written to a file, run by `docker-compose
@@ -290,16 +262,11 @@ static int setup(void)
         return tu_skip_all("test_compose", "docker or docker-compose is not installed (deploy/deps.sh)");
     snprintf(state_dir, sizeof(state_dir), "/tmp/strata-compose-test-%ld", (long)getpid());
     snprintf(project, sizeof(project), "strata-ct-%ld", (long)getpid());
-    int len = snprintf(cleanup_cmd, sizeof(cleanup_cmd), "bash %s down --project %s --state %s",
-                       up_sh, project, state_dir);
-    if (len < 0 || (size_t)len >= sizeof(cleanup_cmd)) {
-        cleanup_cmd[0] = '\0';
+    if (tu_cleanup_on_exit("bash %s down --project %s --state %s", up_sh, project,
+                           state_dir) != 0) {
         fprintf(stderr, "test_compose: the repository path is too long\n");
         return 1;
     }
-    atexit(cleanup);
-    signal(SIGTERM, on_signal);
-    signal(SIGINT, on_signal);
 
     char engine_dir[160];
     snprintf(engine_dir, sizeof(engine_dir), "%s/engine", state_dir);
@@ -344,7 +311,7 @@ int main(void)
         return 1;
     int rc = setup();
     if (rc != 0) {
-        cleanup();
+        tu_cleanup_now();
         return rc;
     }
     const struct CMUnitTest tests[] = {
@@ -354,7 +321,7 @@ int main(void)
     };
     rc = tu_run_group_tests(tests, NULL, NULL);
     uint64_t t0 = clock_mono_ns();
-    cleanup();
+    tu_cleanup_now();
     printf("cleanup (compose-up.sh down): %.1f s\n", (double)(clock_mono_ns() - t0) / 1e9);
     return rc;
 }

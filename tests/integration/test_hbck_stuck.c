@@ -57,12 +57,11 @@ static int run_strata(const char *fmt, ...)
     vsnprintf(args, sizeof(args), fmt, ap);
     va_end(ap);
     snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", getenv("STRATA_BIN"), args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(OUT, 1, sizeof(OUT) - 1, p);
-    OUT[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    char *out = NULL;
+    int st = tu_capture(cmd, &out);
+    snprintf(OUT, sizeof(OUT), "%s", out);
+    free(out);
+    return st;
 }
 
 static int hbckf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -265,3 +265,52 @@ int tu_run(const char *const argv[], int limit_s, size_t max, char **out)
         free(buf);
     return status;
 }
+
+/* ---- a shell command run once on any exit ---- */
+
+static char exit_cmd[4096];
+static char *const exit_argv[] = {"/bin/sh", "-c", exit_cmd, NULL};
+static volatile sig_atomic_t exit_cmd_ran;
+extern char **environ;
+
+void tu_cleanup_now(void)
+{
+    if (exit_cmd_ran || exit_cmd[0] == '\0')
+        return;
+    exit_cmd_ran = 1;
+    pid_t pid = fork(); /* fork, execve and waitpid only: also run from a signal handler */
+    if (pid == 0) {
+        execve(exit_argv[0], exit_argv, environ);
+        _exit(127);
+    }
+    if (pid > 0)
+        while (waitpid(pid, NULL, 0) < 0)
+            ;
+}
+
+static void cleanup_on_signal(int sig)
+{
+    tu_cleanup_now();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+int tu_cleanup_on_exit(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(exit_cmd, sizeof(exit_cmd), fmt, ap);
+    va_end(ap);
+    if (len < 0 || (size_t)len >= sizeof(exit_cmd)) {
+        exit_cmd[0] = '\0';
+        return -1;
+    }
+    static bool registered;
+    if (!registered) {
+        atexit(tu_cleanup_now);
+        signal(SIGTERM, cleanup_on_signal);
+        signal(SIGINT, cleanup_on_signal);
+        registered = true;
+    }
+    return 0;
+}

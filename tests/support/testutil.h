@@ -72,6 +72,14 @@ bool tu_have_zookeeper(void);
  * exit normally. */
 int tu_capture(const char *cmd, char **out);
 
+/* Sets the shell command (printf-formatted, at most 4 KiB) that removes what the test
+ * is about to make, and has it run once on any exit: at exit(), on SIGTERM and SIGINT
+ * (then the signal is raised again), or by tu_cleanup_now(). 0, or -1 if it is too long
+ * (nothing is registered to run). */
+int tu_cleanup_on_exit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Runs the command now if it has not run yet (only fork, execve and waitpid). */
+void tu_cleanup_now(void);
+
 /* Whether an executable named name is on PATH. */
 bool tu_on_path(const char *name);
 /* The repository's directory from a test's __FILE__ (an absolute path ending in

@@ -1,6 +1,6 @@
 /*
  * scratch.c - the per-call bump allocator (see scratch.h).
- * Thread-safety: each thread's spare first block is its value of a pthread key (freed by
+ * Thread-safety: each thread's spare first blocks are its value of a pthread key (freed by
  * the key's destructor when the thread ends); nothing is shared.
  */
 #include "common/scratch.h"
@@ -17,34 +17,60 @@ struct scratch_block {
     _Alignas(16) unsigned char data[];
 };
 
-/* Each thread's recycled first-size block (NULL: none kept). */
+/* Each thread's recycled first-size blocks: a few, as scratches nest (a call's request
+ * and its answer's pool). Kept as the value of a pthread key, freed at thread exit. */
+#define SCRATCH_SPARES 4
+
+typedef struct spare_set {
+    int n;
+    scratch_block *b[SCRATCH_SPARES];
+} spare_set;
+
 static pthread_key_t spare_key;
 static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
 static int spare_ok; /* the key exists */
 
-static void spare_key_make(void)
+static void spare_set_free(void *p)
 {
-    spare_ok = pthread_key_create(&spare_key, free) == 0;
+    spare_set *set = p;
+    for (int i = 0; i < set->n; i++)
+        free(set->b[i]);
+    free(set);
 }
 
-static scratch_block *spare_take(void)
+static void spare_key_make(void)
+{
+    spare_ok = pthread_key_create(&spare_key, spare_set_free) == 0;
+}
+
+/* This thread's set, made on first use; NULL if it cannot be. */
+static spare_set *spares(void)
 {
     pthread_once(&spare_once, spare_key_make);
     if (!spare_ok)
         return NULL;
-    scratch_block *b = pthread_getspecific(spare_key);
-    if (b)
-        pthread_setspecific(spare_key, NULL);
-    return b;
+    spare_set *set = pthread_getspecific(spare_key);
+    if (!set && (set = calloc(1, sizeof(*set))) && pthread_setspecific(spare_key, set) != 0) {
+        free(set);
+        set = NULL;
+    }
+    return set;
 }
 
-/* Keeps b as this thread's spare; false if one is kept already. */
+static scratch_block *spare_take(void)
+{
+    spare_set *set = spares();
+    return set && set->n > 0 ? set->b[--set->n] : NULL;
+}
+
+/* Keeps b as one of this thread's spares; false if there is no room. */
 static int spare_keep(scratch_block *b)
 {
-    pthread_once(&spare_once, spare_key_make);
-    if (!spare_ok || pthread_getspecific(spare_key))
+    spare_set *set = spares();
+    if (!set || set->n == SCRATCH_SPARES)
         return 0;
-    return pthread_setspecific(spare_key, b) == 0;
+    set->b[set->n++] = b;
+    return 1;
 }
 
 static scratch_block *block_new(size_t size)

@@ -2,8 +2,9 @@
  * scratch.h - a bump allocator for the short-lived memory of one call: a decoded request,
  * the pieces of its answer. Everything is released at once by scratch_free().
  *
- * The first block (SCRATCH_BLOCK bytes) is kept by the thread that frees it and handed to
- * that thread's next scratch, so a call that fits in it makes no malloc at all; larger
+ * The first block (SCRATCH_BLOCK bytes) is kept by the thread that frees it (up to four
+ * per thread, as scratches nest) and handed to that thread's next scratch, so a call
+ * whose scratches fit in their first blocks makes no malloc at all; larger
  * needs take further blocks, each twice the last (or the request's size), freed with the
  * scratch. Allocations are 16-byte aligned.
  *

@@ -112,8 +112,7 @@ static int register_method(rpc_server *s, const char *method, rpc_handler_fn fn,
 
 void srv_check_stop(srv_loop *lp)
 {
-    rpc_server *s = lp->srv;
-    if (!atomic_load(&s->stopping) || atomic_load(&lp->inflight) > 0)
+    if (!lp->draining || atomic_load(&lp->inflight) > 0)
         return;
     srv_conn *next;
     for (srv_conn *c = lp->conns; c; c = next) {
@@ -129,6 +128,7 @@ static void stop_cb(evutil_socket_t fd, short what, void *arg)
 {
     srv_loop *lp = arg;
     rpc_server *s = lp->srv;
+    lp->draining = true;
     if (lp->index == 0 && s->listener) {
         evconnlistener_free(s->listener);
         s->listener = NULL;
@@ -253,9 +253,9 @@ static int start_loops(rpc_server *s)
 {
     for (int i = 0; i < s->n_loops; i++) {
         if (pthread_create(&s->loops[i].thread, NULL, io_main, &s->loops[i]) != 0) {
-            atomic_store(&s->stopping, true);
+            /* loopexit, not loopbreak: a loop not yet entered would clear a break */
             for (int k = 0; k < i; k++)
-                event_base_loopbreak(s->loops[k].base);
+                event_base_loopexit(s->loops[k].base, NULL);
             join_loops(s);
             return st_error(ST_INTERNAL, "rpc server: cannot start I/O thread %d", i);
         }

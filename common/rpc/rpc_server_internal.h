@@ -111,6 +111,7 @@ typedef struct srv_loop {
     struct event *done_ev, *stop_ev, *stop_timer, *accept_ev;
     pthread_t thread;
     bool running;
+    bool draining; /* this loop's thread: its stop_cb ran (srv_check_stop may end it) */
 
     /* answers for this loop (done_mu) */
     pthread_mutex_t done_mu;

@@ -25,7 +25,7 @@ typedef struct memstore memstore;
 #define MEMSTORE_DEFAULT_FLUSH_SIZE (128ull << 20)
 #define MEMSTORE_ROW_BLOOM_RATIO 128         /* bloom bytes = flush size / this ... */
 #define MEMSTORE_ROW_BLOOM_MIN (4u << 10)    /* ... rounded up to a power of two, */
-#define MEMSTORE_ROW_BLOOM_MAX (1u << 20)    /* within these */
+#define MEMSTORE_ROW_BLOOM_MAX (256u << 10)  /* within these */
 
 /* Returns NULL if out of memory. The caller holds the one reference. The row bloom is
  * sized for a memstore flushed at flush_size bytes (0: MEMSTORE_DEFAULT_FLUSH_SIZE);

@@ -268,7 +268,7 @@ int tu_run(const char *const argv[], int limit_s, size_t max, char **out)
 
 /* ---- a shell command run once on any exit ---- */
 
-static char exit_cmd[4096];
+static char exit_cmd[16384];
 static char *const exit_argv[] = {"/bin/sh", "-c", exit_cmd, NULL};
 static volatile sig_atomic_t exit_cmd_ran;
 extern char **environ;
@@ -278,13 +278,15 @@ void tu_cleanup_now(void)
     if (exit_cmd_ran || exit_cmd[0] == '\0')
         return;
     exit_cmd_ran = 1;
-    pid_t pid = fork(); /* fork, execve and waitpid only: also run from a signal handler */
+    /* _Fork, execve and waitpid only (no fork handlers, no malloc or stdio locks): this
+     * also runs from a signal handler. */
+    pid_t pid = _Fork();
     if (pid == 0) {
         execve(exit_argv[0], exit_argv, environ);
         _exit(127);
     }
     if (pid > 0)
-        while (waitpid(pid, NULL, 0) < 0)
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
             ;
 }
 
@@ -305,6 +307,7 @@ int tu_cleanup_on_exit(const char *fmt, ...)
         exit_cmd[0] = '\0';
         return -1;
     }
+    exit_cmd_ran = 0; /* a new command runs again */
     static bool registered;
     if (!registered) {
         atexit(tu_cleanup_now);

@@ -72,10 +72,11 @@ bool tu_have_zookeeper(void);
  * exit normally. */
 int tu_capture(const char *cmd, char **out);
 
-/* Sets the shell command (printf-formatted, at most 4 KiB) that removes what the test
+/* Sets the shell command (printf-formatted, at most 16 KiB) that removes what the test
  * is about to make, and has it run once on any exit: at exit(), on SIGTERM and SIGINT
- * (then the signal is raised again), or by tu_cleanup_now(). 0, or -1 if it is too long
- * (nothing is registered to run). */
+ * (then the signal is raised again), or by tu_cleanup_now(). A later call replaces the
+ * command (which then runs once more). 0, or -1 if it is too long (then no command is
+ * left to run). */
 int tu_cleanup_on_exit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Runs the command now if it has not run yet (only fork, execve and waitpid). */
 void tu_cleanup_now(void);

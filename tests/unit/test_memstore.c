@@ -574,12 +574,12 @@ static void test_concurrent_writers_and_readers(void **state)
 static void test_row_bloom(void **state)
 {
     (void)state;
-    assert_int_equal(memstore_row_bloom_bytes(0), 1u << 20);       /* 128 MiB / 128 */
-    assert_int_equal(memstore_row_bloom_bytes(64u << 20), 512u << 10);
+    assert_int_equal(memstore_row_bloom_bytes(0), MEMSTORE_ROW_BLOOM_MAX); /* 1 MiB, capped */
+    assert_int_equal(memstore_row_bloom_bytes(16u << 20), 128u << 10);
     assert_int_equal(memstore_row_bloom_bytes(1u << 20), 8u << 10);
     assert_int_equal(memstore_row_bloom_bytes(256u << 10), MEMSTORE_ROW_BLOOM_MIN);
     assert_int_equal(memstore_row_bloom_bytes(1ull << 40), MEMSTORE_ROW_BLOOM_MAX);
-    memstore *m = memstore_new_sized(64u << 20); /* 4 Mi bits */
+    memstore *m = memstore_new_sized(64u << 20); /* capped: 2 Mi bits */
     assert_non_null(m);
     enum { ROWS = 100000 };
     tcell t;
@@ -599,7 +599,7 @@ static void test_row_bloom(void **state)
         n = snprintf(row, sizeof(row), "bloomrow%08d", i * 2 + 1); /* never added */
         fp += memstore_may_contain_row(m, (const uint8_t *)row, (size_t)n);
     }
-    assert_true(fp < ROWS / 50); /* under 2 % at 42 bits per row */
+    assert_true(fp < ROWS / 50); /* under 2 % at 21 bits per row */
     memstore_unref(m);
     memstore *empty = memstore_new();
     assert_false(memstore_may_contain_row(empty, (const uint8_t *)"r", 1));

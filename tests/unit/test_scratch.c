@@ -1,7 +1,7 @@
 /*
  * test_scratch.c - the per-call bump allocator: alignment and zeroing, growth past the
- * first block, reuse of the first block by the same thread (and not across threads),
- * huge and overflowing requests, and protobuf messages unpacked into a scratch.
+ * first block, reuse of first blocks by the same thread, nested ones too (and not across
+ * threads), huge and overflowing requests, and protobuf messages unpacked into a scratch.
  * Thread-safety: test_spare_is_per_thread starts a second thread.
  */
 #include <stdarg.h>
@@ -59,6 +59,24 @@ static void test_first_block_recycled_by_the_thread(void **state)
     assert_ptr_not_equal(other, again);
     scratch_free(&c);
     scratch_free(&b);
+}
+
+/* Nested scratches (a request and its answer's pool) both reuse their blocks. */
+static void test_nested_scratches_both_recycled(void **state)
+{
+    (void)state;
+    scratch_t outer = {0}, inner = {0};
+    void *o1 = scratch_alloc(&outer, 100);
+    void *i1 = scratch_alloc(&inner, 100);
+    scratch_free(&inner);
+    scratch_free(&outer);
+    scratch_t outer2 = {0}, inner2 = {0};
+    void *o2 = scratch_alloc(&outer2, 100);
+    void *i2 = scratch_alloc(&inner2, 100);
+    assert_ptr_equal(o1, o2);
+    assert_ptr_equal(i1, i2);
+    scratch_free(&inner2);
+    scratch_free(&outer2);
 }
 
 static void *grab_one(void *arg)
@@ -131,6 +149,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_aligned_zeroed_and_distinct),
         cmocka_unit_test(test_first_block_recycled_by_the_thread),
+        cmocka_unit_test(test_nested_scratches_both_recycled),
         cmocka_unit_test(test_spare_is_per_thread),
         cmocka_unit_test(test_large_and_overflowing_requests),
         cmocka_unit_test(test_protobuf_unpack_into_scratch),

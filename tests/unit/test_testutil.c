@@ -122,7 +122,7 @@ static void too_long_a_command_is_refused(void **state)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        static char big[8192];
+        static char big[20000];
         memset(big, 'a', sizeof(big) - 1);
         int rc = tu_cleanup_on_exit("echo %s >> %s", big, marks);
         tu_cleanup_now(); /* nothing registered: no run */

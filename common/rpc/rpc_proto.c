@@ -35,14 +35,21 @@ int rpc_proto_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data
     return ST_OK;
 }
 
-int rpc_proto_unpack_request(const rpc_request *rq, const ProtobufCMessageDescriptor *desc,
-                             ProtobufCMessage **out)
+/* Unpacks rq's body as desc's message with allocator al (NULL: malloc). */
+static int unpack_request(const rpc_request *rq, const ProtobufCMessageDescriptor *desc,
+                          ProtobufCAllocator *al, ProtobufCMessage **out)
 {
-    *out = protobuf_c_message_unpack(desc, NULL, rq->body_len, rq->body);
+    *out = protobuf_c_message_unpack(desc, al, rq->body_len, rq->body);
     if (!*out)
         return st_error(ST_INVALID_ARGUMENT, "%s: the request is not a well-formed %s", rq->method,
                         desc->name);
     return ST_OK;
+}
+
+int rpc_proto_unpack_request(const rpc_request *rq, const ProtobufCMessageDescriptor *desc,
+                             ProtobufCMessage **out)
+{
+    return unpack_request(rq, desc, NULL, out);
 }
 
 int rpc_proto_serve(void *ctx, const rpc_request *rq, rpc_reply *reply,
@@ -55,11 +62,8 @@ int rpc_proto_serve(void *ctx, const rpc_request *rq, rpc_reply *reply,
     /* The request and everything in it live in one scratch, released after the body. */
     scratch_t sc = {0};
     ProtobufCAllocator al = scratch_protobuf_allocator(&sc);
-    ProtobufCMessage *req = protobuf_c_message_unpack(desc, &al, rq->body_len, rq->body);
-    if (!req)
-        rc = st_error(ST_INVALID_ARGUMENT, "%s: the request is not a well-formed %s", rq->method,
-                      desc->name);
-    else
+    ProtobufCMessage *req = NULL;
+    if ((rc = unpack_request(rq, desc, &al, &req)) == ST_OK)
         rc = body(ctx, req, reply);
     scratch_free(&sc);
     return rc;

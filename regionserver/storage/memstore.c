@@ -62,8 +62,8 @@ typedef _Atomic(ms_node *) ms_link;
 
 struct memstore {
     arena *arena;
-    _Atomic uint64_t *row_bloom; /* row_bloom_words words, a power of two; NULL: none */
-    uint64_t row_bloom_mask;     /* row_bloom_words - 1 */
+    _Atomic uint64_t *row_bloom; /* row_bloom_mask + 1 words, a power of two */
+    uint64_t row_bloom_mask;
     ms_node *head; /* sentinel: MS_MAX_HEIGHT links and no cell */
     atomic_int max_height;
     atomic_uint refs;
@@ -166,7 +166,7 @@ static uint64_t bloom_bits(uint64_t h)
            (1ull << ((h >> 52) & 63)) | (1ull << ((h >> 58) & 63));
 }
 
-/* The word of the row bloom a row hash falls in (m has a bloom). */
+/* The word of the row bloom a row hash falls in. */
 static _Atomic uint64_t *bloom_word(memstore *m, uint64_t h)
 {
     return &m->row_bloom[h & m->row_bloom_mask];
@@ -182,12 +182,10 @@ static void row_bloom_set(memstore *m, uint64_t h)
 
 bool memstore_may_contain_row(const memstore *m, const uint8_t *row, size_t len)
 {
-    if (!m->row_bloom)
-        return true;
     uint64_t h = bloom_row_hash(row, len);
     uint64_t bits = bloom_bits(h);
-    return (atomic_load_explicit(&m->row_bloom[h & m->row_bloom_mask], memory_order_relaxed) &
-            bits) == bits;
+    return (atomic_load_explicit(bloom_word((memstore *)m, h), memory_order_relaxed) & bits) ==
+           bits;
 }
 
 memstore *memstore_new(void)
@@ -339,17 +337,15 @@ int memstore_add(memstore *m, const cell_t *c)
     ms_node *prev[MS_MAX_HEIGHT];
     ms_node *next[MS_MAX_HEIGHT];
     /* The bloom word is fetched while the skiplist is searched. */
-    uint64_t h = m->row_bloom ? bloom_row_hash(c->row, c->row_len) : 0;
-    if (m->row_bloom)
-        __builtin_prefetch((const void *)bloom_word(m, h), 1);
+    uint64_t h = bloom_row_hash(c->row, c->row_len);
+    __builtin_prefetch((const void *)bloom_word(m, h), 1);
     int height = random_height();
     raise_max_height(m, height);
     int top = atomic_load_explicit(&m->max_height, memory_order_relaxed);
     find_splice(m, c, top, prev, next);
     if (next[0] && node_compare(next[0], c) == 0)
         return ST_OK;
-    if (m->row_bloom)
-        row_bloom_set(m, h); /* before the node is published */
+    row_bloom_set(m, h); /* before the node is published */
     ms_node *x = node_new(m, c, height);
     if (!x) {
         LOG_ERROR("memstore: out of memory adding a %zu-byte cell", cell_encoded_len(c));

@@ -49,39 +49,54 @@ static int teardown(void **state)
     return 0;
 }
 
-static void runs_once_at_exit_even_after_a_call(void **state)
+/* Runs body in a forked child (which ends as body ends it) and returns its wait status. */
+static int in_child(void (*body)(void))
 {
-    (void)state;
     fflush(NULL); /* the child exits through exit(): no buffered output twice */
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        if (tu_cleanup_on_exit("echo ran >> %s", marks) != 0)
-            _exit(2);
-        tu_cleanup_now();
-        tu_cleanup_now();
-        exit(0); /* atexit: already ran, so nothing more */
+        body();
+        _exit(99); /* body returned */
     }
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
+    return status;
+}
+
+static void register_mark(void)
+{
+    if (tu_cleanup_on_exit("echo ran >> %s", marks) != 0)
+        _exit(2);
+}
+
+static void call_twice_then_exit(void)
+{
+    register_mark();
+    tu_cleanup_now();
+    tu_cleanup_now();
+    exit(0); /* atexit: already ran, so nothing more */
+}
+
+static void runs_once_at_exit_even_after_a_call(void **state)
+{
+    (void)state;
+    int status = in_child(call_twice_then_exit);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
     assert_int_equal(count_marks(), 1);
 }
 
+static void register_then_exit(void)
+{
+    register_mark();
+    exit(3);
+}
+
 static void runs_at_exit(void **state)
 {
     (void)state;
-    fflush(NULL); /* the child exits through exit(): no buffered output twice */
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        if (tu_cleanup_on_exit("echo ran >> %s", marks) != 0)
-            _exit(2);
-        exit(3);
-    }
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
+    int status = in_child(register_then_exit);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 3);
     assert_int_equal(count_marks(), 1);
@@ -97,8 +112,7 @@ static void runs_on_sigterm_and_the_signal_still_kills(void **state)
     assert_true(pid >= 0);
     if (pid == 0) {
         close(ready[0]);
-        if (tu_cleanup_on_exit("echo ran >> %s", marks) != 0)
-            _exit(2);
+        register_mark();
         (void)!write(ready[1], "x", 1);
         for (;;)
             pause();
@@ -115,21 +129,19 @@ static void runs_on_sigterm_and_the_signal_still_kills(void **state)
     assert_int_equal(count_marks(), 1);
 }
 
+static void register_too_long(void)
+{
+    static char big[20000];
+    memset(big, 'a', sizeof(big) - 1);
+    int rc = tu_cleanup_on_exit("echo %s >> %s", big, marks);
+    tu_cleanup_now(); /* nothing registered: no run */
+    _exit(rc == -1 ? 0 : 1);
+}
+
 static void too_long_a_command_is_refused(void **state)
 {
     (void)state;
-    fflush(NULL); /* the child exits through exit(): no buffered output twice */
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        static char big[20000];
-        memset(big, 'a', sizeof(big) - 1);
-        int rc = tu_cleanup_on_exit("echo %s >> %s", big, marks);
-        tu_cleanup_now(); /* nothing registered: no run */
-        _exit(rc == -1 ? 0 : 1);
-    }
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
+    int status = in_child(register_too_long);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
     assert_int_equal(count_marks(), 0);

@@ -460,8 +460,19 @@ static void iter_seek_to_first(kv_iter *base)
 static void iter_next(kv_iter *base)
 {
     ms_iter *it = (ms_iter *)base;
-    if (it->cur)
-        iter_skip_invisible(it, next_at(it->cur, 0));
+    if (!it->cur)
+        return;
+    ms_node *n = next_at(it->cur, 0);
+    if (n) {
+        /* A scan walks nodes scattered over the arena: start fetching the node after
+         * the next one (its link, seq and key) while this step's cell is used. */
+        ms_node *after = next_at(n, 0);
+        if (after) {
+            __builtin_prefetch(after);
+            __builtin_prefetch((const uint8_t *)after + 64);
+        }
+    }
+    iter_skip_invisible(it, n);
 }
 
 static bool iter_valid(const kv_iter *base)

@@ -152,15 +152,7 @@ int cell_decode(const uint8_t *src, size_t n, cell_t *out, size_t *used)
     uint32_t flen = k[2 + rlen];
     if (2u + rlen + 1 + flen + 9 > klen)
         return ST_CORRUPTION;
-    out->row = k + 2;
-    out->row_len = rlen;
-    out->family = k + 3 + rlen;
-    out->family_len = flen;
-    out->qualifier = out->family + flen;
-    out->qualifier_len = klen - (2 + rlen + 1 + flen + 9);
-    const uint8_t *t = k + klen - 9;
-    out->ts = (int64_t)be64_get(t);
-    out->type = t[8];
+    cell_key_view(k, klen, out);
     out->value = k + klen;
     out->value_len = vlen;
     out->seq = be64_get(k + klen + vlen);

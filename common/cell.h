@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/bytes.h"
+
 /* Cell types (docs/formats/cell.md). Never renumber. */
 enum {
     CELL_TYPE_MINIMUM = 0, /* seek keys only: sorts after every real type */
@@ -74,6 +76,23 @@ size_t cell_encode(const cell_t *c, uint8_t *dst);
 /* Decodes one cell from [src, src+n) as a view into src. Returns ST_OK and sets *used,
  * or ST_CORRUPTION if the bytes do not hold a well-formed cell (lengths out of range). */
 int cell_decode(const uint8_t *src, size_t n, cell_t *out, size_t *used);
+/* Points out's row, family, qualifier, ts and type into a cell key (the key_len bytes
+ * after the two length words: row_len, row, family_len, family, qualifier, ts, type)
+ * whose lengths are known to be consistent; value and seq are left alone. */
+static inline void cell_key_view(const uint8_t *k, uint32_t klen, cell_t *out)
+{
+    uint32_t rlen = be16_get(k);
+    uint32_t flen = k[2 + rlen];
+    out->row = k + 2;
+    out->row_len = rlen;
+    out->family = k + 3 + rlen;
+    out->family_len = flen;
+    out->qualifier = out->family + flen;
+    out->qualifier_len = klen - (2 + rlen + 1 + flen + 9);
+    const uint8_t *t = k + klen - 9;
+    out->ts = (int64_t)be64_get(t);
+    out->type = t[8];
+}
 
 /* Checks the limits a stored cell must respect (row 1..32767 bytes, family 1..255). */
 int cell_validate(const cell_t *c);

@@ -1,8 +1,11 @@
 /*
  * block.h - store-file data blocks: building, reading and the on-disk frame.
  *
- * A decoded block is cells in the cell encoding followed by a u32 offset per cell
- * and a u32 cell count, so seek and seek_for_prev are binary searches. On disk a
+ * A decoded block of type 1 is cells in the cell encoding followed by a u32 offset
+ * per cell and a u32 cell count, so seek and seek_for_prev are binary searches. Type 2
+ * (version-2 files) stores each key as the bytes it does not share with the previous
+ * one, with the whole key at a restart point every 16 cells: a seek binary searches
+ * the restarts and steps through at most 16 entries. A block_cursor reads either. On disk a
  * block is a 16-byte header (type, compression, stored and decoded lengths, CRC32C)
  * and the payload, zstd-compressed when that makes it smaller.
  * Byte layout: docs/formats/storefile.md ("Data block"). The constants below are
@@ -23,21 +26,29 @@
 #include "common/buf.h"
 #include "common/cell.h"
 
-#define BLOCK_TYPE_DATA 1
+#define BLOCK_TYPE_DATA 1    /* version-1 files: whole cells and an offset per cell */
+#define BLOCK_TYPE_DATA_V2 2 /* version-2 files: prefix-compressed keys, restart points */
 #define BLOCK_HEADER_LEN 16
 #define BLOCK_COMPRESSION_NONE 0 /* = COMPRESSION_NONE */
 #define BLOCK_COMPRESSION_ZSTD 1 /* = COMPRESSION_ZSTD */
+#define BLOCK_RESTART_INTERVAL 16 /* type 2: entries per restart point */
+#define BLOCK_V2_FOOTER_LEN 12    /* type 2: r, max_key, n */
 
 /* ---- building ---- */
 
 typedef struct block_builder {
-    buf_t cells;   /* encoded cells */
-    buf_t offsets; /* u32 big-endian offset of each cell */
+    uint8_t type;  /* BLOCK_TYPE_DATA or BLOCK_TYPE_DATA_V2; 0 (zeroed) means V2 */
+    buf_t cells;   /* encoded cells (type 1) or entries (type 2) */
+    buf_t offsets; /* u32 big-endian offset of each cell (type 1) or restart (type 2) */
     uint32_t count;
+    buf_t last_key; /* type 2: the previous entry's key */
+    uint32_t max_key;
 } block_builder;
 
-/* A zeroed block_builder is an empty one too. */
+/* A zeroed block_builder is an empty type-2 one too. */
 void block_builder_init(block_builder *b);
+/* An empty builder of blocks of the given type (BLOCK_TYPE_DATA or BLOCK_TYPE_DATA_V2). */
+void block_builder_init_type(block_builder *b, uint8_t type);
 /* Appends c (the caller keeps the order). ST_NOMEM on failure, b unchanged. */
 int block_builder_add(block_builder *b, const cell_t *c);
 /* Decoded size the block would have if finished now. */
@@ -52,30 +63,73 @@ void block_builder_free(block_builder *b);
 typedef struct block_t {
     const uint8_t *data; /* borrowed */
     size_t len;
-    const uint8_t *offsets; /* count big-endian u32 */
-    uint32_t count;
+    const uint8_t *offsets; /* type 1: count big-endian u32; type 2: the restart array */
+    uint32_t count;         /* cells */
+    uint8_t type;
+    uint32_t restarts; /* type 2 */
+    uint32_t max_key;  /* type 2: longest key */
+    size_t entries_end; /* where the cells (entries) end */
 } block_t;
 
-/* Checks the layout of [data, data+len) (offsets increasing, every cell decodes and
- * ends where the next begins) and fills blk. ST_CORRUPTION (no message) if not. */
-int block_init(block_t *blk, const uint8_t *data, size_t len);
+/* Checks the layout of [data, data+len) as a block of `type` (type 1: offsets increasing,
+ * every cell decodes and ends where the next begins; type 2: every entry decodes, the
+ * restarts, max_key and the canonical form, docs/formats/storefile.md) and fills blk.
+ * ST_CORRUPTION (no message) if not, ST_NOMEM if a key buffer cannot be had. */
+int block_init(block_t *blk, uint8_t type, const uint8_t *data, size_t len);
 /* block_init without the checks, for bytes that already passed them. */
-void block_view(block_t *blk, const uint8_t *data, size_t len);
-/* Cell i (< count) as a view into the block. */
+void block_view(block_t *blk, uint8_t type, const uint8_t *data, size_t len);
+/* The first cell, a view into the block (either type). */
+void block_first_cell(const block_t *blk, cell_t *out);
+/* Type 1 only: cell i (< count) as a view into the block. */
 void block_cell(const block_t *blk, uint32_t i, cell_t *out);
-/* Index of the first cell >= key, or count if none. */
+/* Type 1 only: index of the first cell >= key, or count if none. */
 uint32_t block_seek(const block_t *blk, const cell_t *key);
-/* Index of the last cell <= key, or -1 if none. */
+/* Type 1 only: index of the last cell <= key, or -1 if none. */
 int64_t block_seek_for_prev(const block_t *blk, const cell_t *key);
+
+/* ---- a position in a block (either type) ---- */
+
+/* The cell is a view valid until the cursor moves or is attached elsewhere: its row,
+ * family and qualifier live in the cursor's key buffer (type 2) or the block (type 1),
+ * its value in the block. */
+typedef struct block_cursor {
+    const block_t *blk;
+    uint32_t pos;  /* index of the current cell */
+    size_t off;    /* type 2: offset of the current entry */
+    size_t next;   /* type 2: offset of the entry after it */
+    uint8_t *key;  /* type 2: the current key */
+    size_t key_cap;
+    uint32_t key_len;
+    cell_t cell;
+} block_cursor;
+
+/* A zeroed cursor is an unattached one too. */
+void block_cursor_init(block_cursor *c);
+void block_cursor_free(block_cursor *c);
+/* Attaches c to blk (unpositioned), growing its key buffer to blk's longest key.
+ * ST_NOMEM (message set) if that fails. */
+int block_cursor_attach(block_cursor *c, const block_t *blk);
+/* Positions on the first cell. */
+void block_cursor_first(block_cursor *c);
+/* Steps to the next cell; false (the position unchanged) at the block's last one. */
+bool block_cursor_next(block_cursor *c);
+/* Whether the current cell is the block's last. */
+bool block_cursor_at_last(const block_cursor *c);
+/* Positions on the first cell >= key; false if every cell is < key. */
+bool block_cursor_seek(block_cursor *c, const cell_t *key);
+/* Positions on the last cell <= key; false if every cell is > key. */
+bool block_cursor_seek_for_prev(block_cursor *c, const cell_t *key);
 
 /* ---- the on-disk frame ---- */
 
-/* Appends header + payload for the decoded block raw to out. compression is
+/* Appends header + payload for the decoded block raw (of block type `type`) to out.
+ * compression is
  * BLOCK_COMPRESSION_*; with ZSTD, cctx and level are used and the block is stored
  * uncompressed if zstd does not shrink it. ST_NOMEM / ST_INTERNAL on failure. */
-int block_frame_encode(const uint8_t *raw, size_t raw_len, int compression, ZSTD_CCtx *cctx,
-                       int level, buf_t *out);
-/* Verifies a whole stored block (header + payload, n bytes) and returns its decoded
+int block_frame_encode(const uint8_t *raw, size_t raw_len, uint8_t type, int compression,
+                       ZSTD_CCtx *cctx, int level, buf_t *out);
+/* Verifies a whole stored block (header + payload, n bytes; block type 1 or 2, which the
+ * caller checks against its file: stored[0]) and returns its decoded
  * bytes in *raw (malloc'd, caller frees) and their length. A zstd payload must be one
  * frame that decodes to exactly the header's raw length; its output buffer grows as the
  * frame yields bytes, so a raw length the frame does not back costs no memory. On

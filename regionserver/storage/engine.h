@@ -26,6 +26,7 @@ typedef struct engine_options {
     const char *server_name;        /* WAL directory name; default "local" */
     size_t block_cache_bytes;       /* default 64 MiB */
     bool mmap_reads;                /* storefile_set_mmap_reads at open; default true */
+    uint32_t storefile_version;     /* storefile_set_write_version at open; 0: 2 */
     uint64_t wal_roll_size;         /* default 64 MiB */
     int async_wal_interval_ms;      /* default 1000 */
     uint64_t global_memstore_limit; /* writes block above it; default 1 GiB */

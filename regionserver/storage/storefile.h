@@ -45,6 +45,8 @@ typedef struct storefile_options {
     compression_type compression; /* per data block */
     bloom_type bloom;
     int zstd_level; /* 0 means 3 */
+    uint32_t version; /* format version written: 1, 2 (prefix-compressed blocks), or 0:
+                       * storefile_set_write_version's (default 2) */
 } storefile_options;
 
 typedef struct storefile_info {
@@ -86,6 +88,9 @@ int storefile_open(const char *path, blockcache *cache, storefile **out);
  * cache entry; compressed blocks still go through the block cache. Off: every block
  * is read with pread. */
 void storefile_set_mmap_reads(bool on);
+/* Process-wide: the format version writers use when their options say 0 (1 or 2;
+ * default 2). ST_INVALID_ARGUMENT for any other. */
+int storefile_set_write_version(uint32_t version);
 /* Installs, unless SIGBUS already has a handler, one that reports a mapped read the
  * kernel could not satisfy (a disk error, a file truncated underneath) by naming the
  * store file and offset on stderr before the signal ends the process. */

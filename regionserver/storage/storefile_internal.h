@@ -20,7 +20,9 @@
 
 #define SF_MAGIC "STRATASF" /* 8 bytes, at trailer offset 52 */
 #define SF_MAGIC_LEN 8
-#define SF_VERSION 1
+#define SF_VERSION_1 1 /* data blocks of type 1 */
+#define SF_VERSION_2 2 /* data blocks of type 2 (prefix-compressed keys) */
+#define SF_VERSION_DEFAULT SF_VERSION_2
 #define SF_TRAILER_LEN 64
 #define SF_TRAILER_CRC_OFF 48
 #define SF_TRAILER_MAGIC_OFF 52
@@ -40,6 +42,8 @@ struct storefile {
     fio_file *file; /* NULL for a reference */
     blockcache *cache; /* may be NULL */
     uint64_t file_id;  /* block cache key part */
+    uint32_t version;   /* SF_VERSION_1 or SF_VERSION_2 */
+    uint8_t block_type; /* of every data block: BLOCK_TYPE_DATA or BLOCK_TYPE_DATA_V2 */
     atomic_int refs;
     atomic_bool deleted;
     storefile_info info; /* first/last view into info_buf */

@@ -1,8 +1,10 @@
 /*
  * storefile_iter.c - the kv_iter over one store file.
  *
- * The iterator pins the data block its current cell lives in (a block-cache handle
- * or a private copy) so the cell view stays valid until the next move. Positioning
+ * The iterator pins the data block its current cell lives in (a block-cache handle,
+ * a private copy or a view of the mapping) and reads it through a block_cursor (either
+ * block type; a type-2 cell's key lives in the cursor's buffer), so the cell view stays
+ * valid until the next move. Positioning
  * uses the in-memory index (last block whose first key <= key) and a binary search
  * in the block; next() walks across block boundaries. Each block read is checked to
  * start with its index key (storefile_block_acquire), which covers seek; seek_for_prev
@@ -42,11 +44,10 @@ typedef struct sf_iter {
     bool valid;
     int status;
     uint32_t block; /* index of the pinned block (when ref.blk) */
-    uint32_t pos;   /* cell within it */
     uint32_t streak;  /* blocks entered by next() since the last seek */
     size_t readahead; /* bytes the next read ahead covers */
     sf_block_ref ref;
-    cell_t cur;
+    block_cursor cur; /* attached to ref.blk while one is pinned */
 } sf_iter;
 
 static void invalidate(sf_iter *it)
@@ -64,6 +65,8 @@ static bool load_ahead(sf_iter *it, uint32_t b, size_t ahead)
     storefile_block_release(it->f, &it->ref);
     int rc = it->cached_only ? storefile_block_acquire_cached(it->f, b, &it->ref)
                              : storefile_block_acquire_ahead(it->f, b, it->fill_cache, ahead, &it->ref);
+    if (rc == ST_OK)
+        rc = block_cursor_attach(&it->cur, it->ref.blk);
     if (rc != ST_OK) {
         it->status = rc;
         invalidate(it);
@@ -80,12 +83,6 @@ static bool load(sf_iter *it, uint32_t b)
     return load_ahead(it, b, 0);
 }
 
-static void position(sf_iter *it, uint32_t pos)
-{
-    it->pos = pos;
-    block_cell(it->ref.blk, pos, &it->cur);
-    it->valid = true;
-}
 
 /* Moves to the first cell of block b, or EXHAUSTED past the last block. */
 static void first_of_block(sf_iter *it, uint32_t b)
@@ -94,8 +91,10 @@ static void first_of_block(sf_iter *it, uint32_t b)
         invalidate(it);
         return;
     }
-    if (load(it, b))
-        position(it, 0);
+    if (load(it, b)) {
+        block_cursor_first(&it->cur);
+        it->valid = true;
+    }
 }
 
 static void iter_seek_to_first(kv_iter *base)
@@ -117,9 +116,8 @@ static void iter_seek(kv_iter *base, const cell_t *key)
     }
     if (!load(it, (uint32_t)b))
         return;
-    uint32_t pos = block_seek(it->ref.blk, key);
-    if (pos < it->ref.blk->count)
-        position(it, pos);
+    if (block_cursor_seek(&it->cur, key))
+        it->valid = true;
     else
         first_of_block(it, (uint32_t)b + 1);
 }
@@ -157,11 +155,11 @@ static void iter_seek_for_prev(kv_iter *base, const cell_t *key)
         return;
     /* The block's first key is <= key, so the answer is in this block, unless the next
      * block does not start where the index says. */
-    int64_t pos = block_seek_for_prev(it->ref.blk, key);
-    if (pos + 1 == (int64_t)it->ref.blk->count && !check_block(it, (uint32_t)b + 1))
+    bool found = block_cursor_seek_for_prev(&it->cur, key);
+    if (found && block_cursor_at_last(&it->cur) && !check_block(it, (uint32_t)b + 1))
         return;
-    if (pos >= 0)
-        position(it, (uint32_t)pos);
+    if (found)
+        it->valid = true;
     else
         invalidate(it);
 }
@@ -171,10 +169,8 @@ static void iter_next(kv_iter *base)
     sf_iter *it = (sf_iter *)base;
     if (!it->valid)
         return;
-    if (it->pos + 1 < it->ref.blk->count) {
-        position(it, it->pos + 1);
+    if (block_cursor_next(&it->cur))
         return;
-    }
     uint32_t b = it->block + 1;
     if (b >= it->f->info.block_count) {
         invalidate(it);
@@ -183,7 +179,8 @@ static void iter_next(kv_iter *base)
     size_t ahead = ++it->streak >= SF_READAHEAD_AFTER ? it->readahead : 0;
     if (!load_ahead(it, b, ahead))
         return;
-    position(it, 0);
+    block_cursor_first(&it->cur);
+    it->valid = true;
     if (ahead && it->ref.fresh && it->readahead < SF_READAHEAD_MAX)
         it->readahead *= 2; /* a run was read: the next one may be longer */
 }
@@ -195,7 +192,7 @@ static bool iter_valid(const kv_iter *base)
 
 static const cell_t *iter_cell(const kv_iter *base)
 {
-    return &((const sf_iter *)base)->cur;
+    return &((const sf_iter *)base)->cur.cell;
 }
 
 static int iter_status(const kv_iter *base)
@@ -207,6 +204,7 @@ static void iter_destroy(kv_iter *base)
 {
     sf_iter *it = (sf_iter *)base;
     storefile_block_release(it->f, &it->ref);
+    block_cursor_free(&it->cur);
     storefile_unref(it->f);
     free(it);
 }

@@ -81,8 +81,10 @@ static int read_trailer(storefile *f, sf_trailer *t)
     if (crc != be32_get(b + SF_TRAILER_CRC_OFF))
         return corrupt(f, "trailer", "checksum mismatch");
     uint32_t version = be32_get(b + SF_TRAILER_VERSION_OFF);
-    if (version != SF_VERSION)
+    if (version != SF_VERSION_1 && version != SF_VERSION_2)
         return st_error(ST_UNSUPPORTED, "store file %s: unsupported version %u", f->path, version);
+    f->version = version;
+    f->block_type = version == SF_VERSION_1 ? BLOCK_TYPE_DATA : BLOCK_TYPE_DATA_V2;
     for (int i = 0; i < 3; i++) {
         t->off[i] = be64_get(b + 16 * i);
         t->size[i] = be64_get(b + 16 * i + 8);
@@ -447,7 +449,7 @@ static void sf_block_free(void *v)
 static bool first_matches_index(const block_t *blk, const sf_index_entry *e)
 {
     cell_t first;
-    block_cell(blk, 0, &first);
+    block_first_cell(blk, &first);
     return cell_compare(&first, &e->first) == 0;
 }
 
@@ -461,17 +463,20 @@ static int finish_block(storefile *f, uint32_t idx, sf_block **bp, const char **
     const uint8_t *raw = NULL;
     size_t raw_len = 0;
     b->decoded = NULL;
-    int rc = block_frame_open((const uint8_t *)(b + 1), e->size, &raw, &raw_len, &b->decoded, why);
+    const uint8_t *stored = (const uint8_t *)(b + 1);
+    int rc = block_frame_open(stored, e->size, &raw, &raw_len, &b->decoded, why);
     if (rc != ST_OK)
         return rc;
+    if (stored[0] != f->block_type)
+        return (*why = "block type does not match the file's version", ST_CORRUPTION);
     if (b->decoded) {
         sf_block *small = realloc(b, sizeof(*b)); /* the stored copy is no longer needed */
         if (small)
             *bp = b = small;
         raw = b->decoded;
     }
-    if (block_init(&b->blk, raw, raw_len) != ST_OK)
-        return (*why = "malformed block contents", ST_CORRUPTION);
+    if ((rc = block_init(&b->blk, f->block_type, raw, raw_len)) != ST_OK)
+        return rc == ST_CORRUPTION ? (*why = "malformed block contents", rc) : rc;
     if (!first_matches_index(&b->blk, e))
         return (*why = "its first cell disagrees with the index", ST_CORRUPTION);
     b->charge = sizeof(*b) + (b->decoded ? raw_len : e->size);
@@ -604,7 +609,7 @@ static int mapped_block(storefile *f, uint32_t idx, sf_block_ref *out)
     atomic_uchar *bits = &f->verified[idx / 8];
     uint8_t mask = (uint8_t)(1u << (idx % 8));
     if (atomic_load_explicit(bits, memory_order_relaxed) & mask) {
-        block_view(&out->view, h + BLOCK_HEADER_LEN, be32_get(h + 8));
+        block_view(&out->view, f->block_type, h + BLOCK_HEADER_LEN, be32_get(h + 8));
         out->blk = &out->view;
         return ST_OK;
     }
@@ -616,8 +621,10 @@ static int mapped_block(storefile *f, uint32_t idx, sf_block_ref *out)
     free(decoded); /* none for an uncompressed block */
     if (rc == ST_OK && decoded)
         rc = (why = "compression code changed under the mapping", ST_CORRUPTION);
-    if (rc == ST_OK && block_init(&out->view, raw, raw_len) != ST_OK)
-        rc = (why = "malformed block contents", ST_CORRUPTION);
+    if (rc == ST_OK && h[0] != f->block_type)
+        rc = (why = "block type does not match the file's version", ST_CORRUPTION);
+    if (rc == ST_OK && (rc = block_init(&out->view, f->block_type, raw, raw_len)) == ST_CORRUPTION)
+        why = "malformed block contents";
     if (rc == ST_OK && !first_matches_index(&out->view, e))
         rc = (why = "its first cell disagrees with the index", ST_CORRUPTION);
     if (rc != ST_OK) {

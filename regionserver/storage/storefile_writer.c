@@ -53,6 +53,17 @@ struct storefile_writer {
 
 /* ---- open ---- */
 
+static _Atomic uint32_t write_version = SF_VERSION_DEFAULT;
+
+int storefile_set_write_version(uint32_t version)
+{
+    if (version != SF_VERSION_1 && version != SF_VERSION_2)
+        return st_error(ST_INVALID_ARGUMENT, "unknown store file format version %u (1 or 2)",
+                        version);
+    atomic_store(&write_version, version);
+    return ST_OK;
+}
+
 static int normalize_options(const char *path, const storefile_options *o, storefile_options *n)
 {
     *n = o ? *o : (storefile_options){0};
@@ -60,6 +71,11 @@ static int normalize_options(const char *path, const storefile_options *o, store
         n->block_size = DEFAULT_BLOCK_SIZE;
     if (n->zstd_level == 0)
         n->zstd_level = DEFAULT_ZSTD_LEVEL;
+    if (n->version == 0)
+        n->version = atomic_load(&write_version);
+    if (n->version != SF_VERSION_1 && n->version != SF_VERSION_2)
+        return st_error(ST_INVALID_ARGUMENT, "store file %s: unknown format version %u (1 or 2)",
+                        path, n->version);
     if (n->block_size > INT32_MAX)
         return st_error(ST_INVALID_ARGUMENT, "store file %s: block size %u too large", path,
                         n->block_size);
@@ -89,6 +105,11 @@ static void writer_free(storefile_writer *w)
     free(w);
 }
 
+static uint8_t block_type(const storefile_writer *w)
+{
+    return w->opt.version == SF_VERSION_1 ? BLOCK_TYPE_DATA : BLOCK_TYPE_DATA_V2;
+}
+
 /* Allocates w's names and zstd context; ST_NOMEM on failure. */
 static int writer_alloc(storefile_writer *w, const char *path)
 {
@@ -100,6 +121,7 @@ static int writer_alloc(storefile_writer *w, const char *path)
     }
     if (w->opt.compression == COMPRESSION_ZSTD && !(w->cctx = ZSTD_createCCtx()))
         return ST_NOMEM;
+    block_builder_init_type(&w->bb, block_type(w));
     return ST_OK;
 }
 
@@ -150,8 +172,8 @@ static int flush_block(storefile_writer *w)
     buf_reset(&w->frame);
     int rc = block_builder_finish(&w->bb, &w->raw);
     if (rc == ST_OK)
-        rc = block_frame_encode(w->raw.data, w->raw.len, (int)w->opt.compression, w->cctx,
-                                w->opt.zstd_level, &w->frame);
+        rc = block_frame_encode(w->raw.data, w->raw.len, block_type(w), (int)w->opt.compression,
+                                w->cctx, w->opt.zstd_level, &w->frame);
     if (rc == ST_OK && (buf_append_be64(&w->index, w->offset) != ST_OK ||
                         buf_append_be32(&w->index, (uint32_t)w->frame.len) != ST_OK ||
                         buf_append(&w->index, w->block_first.data, w->block_first.len) != ST_OK))
@@ -330,7 +352,7 @@ static int write_trailer(storefile_writer *w, const uint64_t sizes[3])
         off += sizes[i];
     }
     memcpy(t + SF_TRAILER_MAGIC_OFF, SF_MAGIC, SF_MAGIC_LEN);
-    be32_put(t + SF_TRAILER_VERSION_OFF, SF_VERSION);
+    be32_put(t + SF_TRAILER_VERSION_OFF, w->opt.version);
     uint32_t crc = crc32c_extend(0, t, SF_TRAILER_CRC_OFF);
     crc = crc32c_extend(crc, t + SF_TRAILER_MAGIC_OFF, SF_TRAILER_LEN - SF_TRAILER_MAGIC_OFF);
     be32_put(t + SF_TRAILER_CRC_OFF, crc);

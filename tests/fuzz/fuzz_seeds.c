@@ -280,7 +280,7 @@ static void storefile_seeds(void)
     /* The worked example of docs/formats/storefile.md. */
     char *path = join(scratch, "doc-example");
     storefile_writer *w = NULL;
-    storefile_options o = {.bloom = BLOOM_ROW};
+    storefile_options o = {.bloom = BLOOM_ROW, .version = 1}; /* the page's example is version 1 */
     check(storefile_writer_open(path, &o, &w), "storefile_writer_open");
     cell_t c = mk("r1", "cf", "q", "v", 1000, CELL_TYPE_PUT);
     c.seq = 7;
@@ -299,6 +299,15 @@ static void storefile_seeds(void)
                     40);
     write_storefile("blocks-none-row", &(storefile_options){.block_size = 200, .bloom = BLOOM_ROW},
                     16);
+    /* version-1 files (whole cells per block) are still read */
+    write_storefile("v1-blocks-none-row",
+                    &(storefile_options){.block_size = 200, .bloom = BLOOM_ROW, .version = 1}, 16);
+    write_storefile("v1-blocks-zstd-rowcol",
+                    &(storefile_options){.block_size = 256,
+                                         .compression = COMPRESSION_ZSTD,
+                                         .bloom = BLOOM_ROWCOL,
+                                         .version = 1},
+                    40);
 
     /* Near-valid variants of blocks-none-row. */
     path = join(scratch, "blocks-none-row");
@@ -312,10 +321,14 @@ static void storefile_seeds(void)
     seed_buf("storefile", "truncated-trailer", &b);
     b.len = full;
     uint8_t *t = b.data + full - 64;
-    be32_put(t + 60, 2);
+    be32_put(t + 60, 3);
     uint32_t crc = crc32c_extend(0, t, 48);
     be32_put(t + 48, crc32c_extend(crc, t + 52, 12));
-    seed_buf("storefile", "version-2", &b);
+    seed_buf("storefile", "version-3", &b);
+    be32_put(t + 60, 1); /* type-2 blocks in a file that says version 1 */
+    crc = crc32c_extend(0, t, 48);
+    be32_put(t + 48, crc32c_extend(crc, t + 52, 12));
+    seed_buf("storefile", "version-1-with-type-2-blocks", &b);
     buf_free(&b);
 }
 
@@ -363,7 +376,7 @@ static void reference_seeds(void)
 static void block_seeds(void)
 {
     block_builder bb;
-    block_builder_init(&bb);
+    block_builder_init_type(&bb, BLOCK_TYPE_DATA);
     char rows[12][8];
     for (int i = 0; i < 12; i++) {
         snprintf(rows[i], sizeof(rows[i]), "r%02d", i / 3);
@@ -376,14 +389,35 @@ static void block_seeds(void)
     check(block_builder_finish(&bb, &raw), "finish");
     block_builder_free(&bb);
     seed_buf("block", "decoded-block", &raw);
-    check(block_frame_encode(raw.data, raw.len, BLOCK_COMPRESSION_NONE, NULL, 0, &frame), "frame");
+    check(block_frame_encode(raw.data, raw.len, BLOCK_TYPE_DATA, BLOCK_COMPRESSION_NONE, NULL, 0, &frame), "frame");
     seed_buf("block", "frame-none", &frame);
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
     frame.len = 0;
-    check(block_frame_encode(raw.data, raw.len, BLOCK_COMPRESSION_ZSTD, cctx, 3, &frame), "frame");
+    check(block_frame_encode(raw.data, raw.len, BLOCK_TYPE_DATA, BLOCK_COMPRESSION_ZSTD, cctx, 3, &frame), "frame");
     seed_buf("block", "frame-zstd", &frame);
     frame.data[9] ^= 0x01; /* raw length */
     seed_buf("block", "frame-bad-raw-length", &frame);
+    /* the same cells as a type-2 block (prefix-compressed keys), raw and framed */
+    block_builder_init_type(&bb, BLOCK_TYPE_DATA_V2);
+    for (int i = 0; i < 12; i++) {
+        cell_t c =
+            mk(rows[i], "f", i % 3 ? "b" : "a", "valuevaluevalue", 100 - i % 3, CELL_TYPE_PUT);
+        c.seq = (uint64_t)i;
+        check(block_builder_add(&bb, &c), "add");
+    }
+    check(block_builder_finish(&bb, &raw), "finish");
+    block_builder_free(&bb);
+    seed_buf("block", "decoded-block-v2", &raw);
+    frame.len = 0;
+    check(block_frame_encode(raw.data, raw.len, BLOCK_TYPE_DATA_V2, BLOCK_COMPRESSION_NONE, NULL,
+                             0, &frame),
+          "frame");
+    seed_buf("block", "frame-v2-none", &frame);
+    frame.len = 0;
+    check(block_frame_encode(raw.data, raw.len, BLOCK_TYPE_DATA_V2, BLOCK_COMPRESSION_ZSTD, cctx, 3,
+                             &frame),
+          "frame");
+    seed_buf("block", "frame-v2-zstd", &frame);
     ZSTD_freeCCtx(cctx);
 
     uint64_t hashes[6];

@@ -1,7 +1,9 @@
 /*
  * test_block.c - data blocks: builder/reader round trip, binary-search seek and
  * seek_for_prev at every key and between keys, the on-disk frame (zstd or not,
- * CRC), and corrupt_* layouts the reader must refuse.
+ * CRC), and corrupt_* layouts the reader must refuse; type 2 (prefix-compressed keys):
+ * the cursor over both types, the format page's worked example, odd keys, and the
+ * layouts (and non-canonical forms) its checks refuse.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -65,7 +67,7 @@ static void make_cells(void)
 static void build(buf_t *out, size_t n)
 {
     block_builder b;
-    block_builder_init(&b);
+    block_builder_init_type(&b, BLOCK_TYPE_DATA);
     for (size_t i = 0; i < n; i++)
         assert_int_equal(block_builder_add(&b, &cells[i].c), ST_OK);
     size_t expect = block_builder_size(&b);
@@ -87,7 +89,7 @@ static void roundtrip_all_cells(void **state)
     buf_t raw = {0};
     block_t blk;
     build(&raw, NCELLS);
-    assert_int_equal(block_init(&blk, raw.data, raw.len), ST_OK);
+    assert_int_equal(block_init(&blk, BLOCK_TYPE_DATA, raw.data, raw.len), ST_OK);
     assert_int_equal(blk.count, NCELLS);
     for (uint32_t i = 0; i < blk.count; i++) {
         cell_t c;
@@ -105,7 +107,7 @@ static void seek_every_key_and_between(void **state)
     buf_t raw = {0};
     block_t blk;
     build(&raw, NCELLS);
-    assert_int_equal(block_init(&blk, raw.data, raw.len), ST_OK);
+    assert_int_equal(block_init(&blk, BLOCK_TYPE_DATA, raw.data, raw.len), ST_OK);
     for (uint32_t i = 0; i < NCELLS; i++) {
         const cell_t *k = &cells[i].c;
         assert_int_equal(block_seek(&blk, k), i);
@@ -130,7 +132,7 @@ static void seek_before_first_and_after_last(void **state)
     buf_t raw = {0};
     block_t blk;
     build(&raw, NCELLS);
-    assert_int_equal(block_init(&blk, raw.data, raw.len), ST_OK);
+    assert_int_equal(block_init(&blk, BLOCK_TYPE_DATA, raw.data, raw.len), ST_OK);
     cell_t before = cell_first_on_row((const uint8_t *)"a", 1);
     cell_t after = cell_first_on_row((const uint8_t *)"zzz", 3);
     assert_int_equal(block_seek(&blk, &before), 0);
@@ -145,7 +147,7 @@ static void single_cell_block(void **state)
     buf_t raw = {0};
     block_t blk;
     build(&raw, 1);
-    assert_int_equal(block_init(&blk, raw.data, raw.len), ST_OK);
+    assert_int_equal(block_init(&blk, BLOCK_TYPE_DATA, raw.data, raw.len), ST_OK);
     assert_int_equal(blk.count, 1);
     assert_int_equal(block_seek(&blk, &cells[0].c), 0);
     assert_int_equal(block_seek(&blk, &cells[1].c), 1);
@@ -158,7 +160,7 @@ static int frame_roundtrip(const buf_t *raw, int compression)
 {
     buf_t stored = {0};
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
-    assert_int_equal(block_frame_encode(raw->data, raw->len, compression, cctx, 3, &stored), ST_OK);
+    assert_int_equal(block_frame_encode(raw->data, raw->len, BLOCK_TYPE_DATA, compression, cctx, 3, &stored), ST_OK);
     assert_int_equal(stored.data[0], BLOCK_TYPE_DATA);
     assert_int_equal(be32_get(stored.data + 4) + BLOCK_HEADER_LEN, stored.len);
     assert_int_equal(be32_get(stored.data + 8), raw->len);
@@ -204,7 +206,7 @@ static void corrupt_frame_every_bit_detected(void **state)
     for (int comp = 0; comp <= 1; comp++) {
         ZSTD_CCtx *cctx = ZSTD_createCCtx();
         buf_reset(&stored);
-        assert_int_equal(block_frame_encode(raw.data, raw.len, comp, cctx, 3, &stored), ST_OK);
+        assert_int_equal(block_frame_encode(raw.data, raw.len, BLOCK_TYPE_DATA, comp, cctx, 3, &stored), ST_OK);
         for (size_t bit = 0; bit < stored.len * 8; bit += 3) {
             uint8_t *dec = NULL;
             size_t dec_len = 0;
@@ -260,7 +262,7 @@ static void corrupt_frame_raw_length_zstd(void **state)
     buf_t raw = {0}, stored = {0};
     build(&raw, 40);
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
-    assert_int_equal(block_frame_encode(raw.data, raw.len, 1, cctx, 3, &stored), ST_OK);
+    assert_int_equal(block_frame_encode(raw.data, raw.len, BLOCK_TYPE_DATA, 1, cctx, 3, &stored), ST_OK);
     assert_int_equal(stored.data[1], BLOCK_COMPRESSION_ZSTD);
     uint32_t rlen = be32_get(stored.data + 8);
     for (int delta = -1; delta <= 1; delta += 2) {
@@ -318,22 +320,323 @@ static void corrupt_layout_rejected(void **state)
     size_t n = raw.len;
     /* count too large */
     be32_put(raw.data + n - 4, 100000);
-    assert_int_equal(block_init(&blk, raw.data, n), ST_CORRUPTION);
+    assert_int_equal(block_init(&blk, BLOCK_TYPE_DATA, raw.data, n), ST_CORRUPTION);
     /* count zero */
     be32_put(raw.data + n - 4, 0);
-    assert_int_equal(block_init(&blk, raw.data, n), ST_CORRUPTION);
+    assert_int_equal(block_init(&blk, BLOCK_TYPE_DATA, raw.data, n), ST_CORRUPTION);
     be32_put(raw.data + n - 4, 10);
-    assert_int_equal(block_init(&blk, raw.data, n), ST_OK);
+    assert_int_equal(block_init(&blk, BLOCK_TYPE_DATA, raw.data, n), ST_OK);
     /* an offset that does not point at the next cell */
     uint8_t *off3 = raw.data + n - 4 - 4 * 10 + 4 * 3;
     uint32_t saved = be32_get(off3);
     be32_put(off3, saved + 1);
-    assert_int_equal(block_init(&blk, raw.data, n), ST_CORRUPTION);
+    assert_int_equal(block_init(&blk, BLOCK_TYPE_DATA, raw.data, n), ST_CORRUPTION);
     be32_put(off3, saved);
     /* a cell whose key length runs past the cells */
     be32_put(raw.data, 0x7fffffff);
-    assert_int_equal(block_init(&blk, raw.data, n), ST_CORRUPTION);
-    assert_int_equal(block_init(&blk, raw.data, 3), ST_CORRUPTION);
+    assert_int_equal(block_init(&blk, BLOCK_TYPE_DATA, raw.data, n), ST_CORRUPTION);
+    assert_int_equal(block_init(&blk, BLOCK_TYPE_DATA, raw.data, 3), ST_CORRUPTION);
+    buf_free(&raw);
+}
+
+/* ---- type 2 (prefix-compressed keys) and the cursor, for both types ---- */
+
+static void build_type(uint8_t type, buf_t *out, const cell_t *const *cs, size_t n)
+{
+    block_builder b;
+    block_builder_init_type(&b, type);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(block_builder_add(&b, cs[i]), ST_OK);
+    size_t expect = block_builder_size(&b);
+    assert_int_equal(block_builder_finish(&b, out), ST_OK);
+    assert_int_equal(out->len, expect);
+    block_builder_free(&b);
+}
+
+static void build_cells_type(uint8_t type, buf_t *out, size_t n)
+{
+    const cell_t *cs[NCELLS];
+    for (size_t i = 0; i < n; i++)
+        cs[i] = &cells[i].c;
+    build_type(type, out, cs, n);
+}
+
+static const uint8_t types[] = {BLOCK_TYPE_DATA, BLOCK_TYPE_DATA_V2};
+
+static void cursor_walks_every_cell_both_types(void **state)
+{
+    for (size_t t = 0; t < 2; t++) {
+        buf_t raw = {0};
+        block_t blk;
+        block_cursor cur;
+        block_cursor_init(&cur);
+        build_cells_type(types[t], &raw, NCELLS);
+        assert_int_equal(block_init(&blk, types[t], raw.data, raw.len), ST_OK);
+        assert_int_equal(blk.count, NCELLS);
+        assert_int_equal(block_cursor_attach(&cur, &blk), ST_OK);
+        block_cursor_first(&cur);
+        for (uint32_t i = 0; i < NCELLS; i++) {
+            assert_cell_eq(&cur.cell, &cells[i].c);
+            assert_int_equal(cur.cell.seq, cells[i].c.seq);
+            assert_int_equal(block_cursor_at_last(&cur), i + 1 == NCELLS);
+            assert_int_equal(block_cursor_next(&cur), i + 1 < NCELLS);
+        }
+        assert_cell_eq(&cur.cell, &cells[NCELLS - 1].c); /* next at the end left it */
+        cell_t first;
+        block_first_cell(&blk, &first);
+        assert_cell_eq(&first, &cells[0].c);
+        /* a view over already-checked bytes reads the same */
+        block_t view;
+        block_view(&view, types[t], raw.data, raw.len);
+        assert_int_equal(view.count, blk.count);
+        assert_int_equal(view.entries_end, blk.entries_end);
+        assert_int_equal(view.max_key, blk.max_key);
+        block_cursor_free(&cur);
+        buf_free(&raw);
+    }
+}
+
+static void cursor_seek_every_key_and_between_both_types(void **state)
+{
+    for (size_t t = 0; t < 2; t++) {
+        buf_t raw = {0};
+        block_t blk;
+        block_cursor cur;
+        block_cursor_init(&cur);
+        build_cells_type(types[t], &raw, NCELLS);
+        assert_int_equal(block_init(&blk, types[t], raw.data, raw.len), ST_OK);
+        assert_int_equal(block_cursor_attach(&cur, &blk), ST_OK);
+        for (uint32_t i = 0; i < NCELLS; i++) {
+            const cell_t *k = &cells[i].c;
+            assert_true(block_cursor_seek(&cur, k));
+            assert_int_equal(cur.pos, i);
+            assert_cell_eq(&cur.cell, k);
+            assert_true(block_cursor_seek_for_prev(&cur, k));
+            assert_int_equal(cur.pos, i);
+            assert_cell_eq(&cur.cell, k);
+            cell_t between = *k;
+            between.ts = k->ts - 1;
+            between.value_len = 0;
+            assert_int_equal(block_cursor_seek(&cur, &between), i + 1 < NCELLS);
+            if (i + 1 < NCELLS) {
+                assert_int_equal(cur.pos, i + 1);
+                assert_cell_eq(&cur.cell, &cells[i + 1].c);
+            }
+            assert_true(block_cursor_seek_for_prev(&cur, &between));
+            assert_int_equal(cur.pos, i);
+            assert_cell_eq(&cur.cell, k);
+            /* stepping on from a seek continues in order */
+            if (i + 1 < NCELLS) {
+                assert_true(block_cursor_next(&cur));
+                assert_cell_eq(&cur.cell, &cells[i + 1].c);
+            }
+            cell_t fr = cell_first_on_row(k->row, k->row_len);
+            uint32_t row_start = i - i % (NQUALS * NVERS);
+            assert_true(block_cursor_seek(&cur, &fr));
+            assert_int_equal(cur.pos, row_start);
+            assert_int_equal(block_cursor_seek_for_prev(&cur, &fr), row_start > 0);
+            if (row_start > 0)
+                assert_int_equal(cur.pos, row_start - 1);
+        }
+        cell_t before = cell_first_on_row((const uint8_t *)"a", 1);
+        cell_t after = cell_first_on_row((const uint8_t *)"zzz", 3);
+        assert_true(block_cursor_seek(&cur, &before));
+        assert_int_equal(cur.pos, 0);
+        assert_false(block_cursor_seek_for_prev(&cur, &before));
+        assert_false(block_cursor_seek(&cur, &after));
+        assert_true(block_cursor_seek_for_prev(&cur, &after));
+        assert_int_equal(cur.pos, NCELLS - 1);
+        assert_true(block_cursor_at_last(&cur));
+        block_cursor_free(&cur);
+        buf_free(&raw);
+    }
+}
+
+/* Type 2 is smaller for cells sharing rows and columns. */
+static void v2_smaller_than_v1(void **state)
+{
+    buf_t a = {0}, b = {0};
+    build_cells_type(BLOCK_TYPE_DATA, &a, NCELLS);
+    build_cells_type(BLOCK_TYPE_DATA_V2, &b, NCELLS);
+    print_message("%d cells: type 1 %zu bytes, type 2 %zu bytes\n", NCELLS, a.len, b.len);
+    assert_true(b.len * 10 < a.len * 7);
+    buf_free(&a);
+    buf_free(&b);
+}
+
+static cell_t mk(const char *row, const char *qual, int64_t ts, uint64_t seq, const char *v)
+{
+    return (cell_t){.row = (const uint8_t *)row, .row_len = (uint32_t)strlen(row),
+                    .family = (const uint8_t *)"cf", .family_len = 2,
+                    .qualifier = (const uint8_t *)qual, .qualifier_len = (uint32_t)strlen(qual),
+                    .ts = ts, .type = CELL_TYPE_PUT, .seq = seq,
+                    .value = (const uint8_t *)v, .value_len = (uint32_t)strlen(v)};
+}
+
+/* The worked example of docs/formats/storefile.md, byte for byte. */
+static void v2_worked_example(void **state)
+{
+    cell_t c1 = mk("r1", "a", 5, 9, "x"), c2 = mk("r1", "b", 5, 9, "yz");
+    const cell_t *cs[] = {&c1, &c2};
+    static const uint8_t want[] = {
+        0x00, 0x11, 0x01, 0x00, 0x02, 0x72, 0x31, 0x02, 0x63, 0x66, 0x61, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x05, 0x04, 0x09, 0x78,
+        0x07, 0x0a, 0x02, 0x62, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x04, 0x09,
+        0x79, 0x7a,
+        0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x11, 0x00, 0x00, 0x00, 0x02};
+    buf_t raw = {0};
+    build_type(BLOCK_TYPE_DATA_V2, &raw, cs, 2);
+    assert_int_equal(raw.len, sizeof(want));
+    assert_memory_equal(raw.data, want, sizeof(want));
+    block_t blk;
+    assert_int_equal(block_init(&blk, BLOCK_TYPE_DATA_V2, raw.data, raw.len), ST_OK);
+    assert_int_equal(blk.max_key, 17);
+    buf_free(&raw);
+}
+
+/* Keys longer than the checker's stack buffer, keys that shrink and grow, a qualifier
+ * that is a prefix of the next, empty values and qualifiers, equal keys (seq only). */
+static void v2_odd_keys(void **state)
+{
+    static char longrow[3000];
+    memset(longrow, 'k', sizeof(longrow) - 1);
+    char shortrow[] = "k";
+    cell_t cs[40];
+    size_t n = 0;
+    cs[n++] = mk(shortrow, "", 7, 1, "");
+    cs[n++] = mk(longrow, "", 9, 3, "v");
+    cs[n++] = mk(longrow, "", 9, 2, "");   /* same key, lower seq */
+    cs[n++] = mk(longrow, "q", 1, 1, "w");
+    cs[n++] = mk(longrow, "qq", 1, 1, "");
+    for (int i = 0; i < 30; i++) {
+        static char rows[30][8];
+        snprintf(rows[i], sizeof(rows[i]), "m%02d", i);
+        cs[n++] = mk(rows[i], i % 2 ? "x" : "", i, (uint64_t)i << 40, "val");
+    }
+    const cell_t *ps[40];
+    for (size_t i = 0; i < n; i++)
+        ps[i] = &cs[i];
+    /* order as the comparator says (the builder does not check it) */
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && cell_compare(ps[j - 1], ps[j]) > 0; j--) {
+            const cell_t *x = ps[j];
+            ps[j] = ps[j - 1];
+            ps[j - 1] = x;
+        }
+    buf_t raw = {0};
+    build_type(BLOCK_TYPE_DATA_V2, &raw, ps, n);
+    block_t blk;
+    block_cursor cur;
+    block_cursor_init(&cur);
+    assert_int_equal(block_init(&blk, BLOCK_TYPE_DATA_V2, raw.data, raw.len), ST_OK);
+    assert_int_equal(blk.restarts, (n + 15) / 16);
+    assert_int_equal(block_cursor_attach(&cur, &blk), ST_OK);
+    block_cursor_first(&cur);
+    for (size_t i = 0; i < n; i++) {
+        assert_cell_eq(&cur.cell, ps[i]);
+        assert_int_equal(cur.cell.seq, ps[i]->seq);
+        block_cursor_next(&cur);
+    }
+    for (size_t i = 0; i < n; i++) {
+        assert_true(block_cursor_seek(&cur, ps[i]));
+        assert_int_equal(cell_compare(&cur.cell, ps[i]), 0);
+        assert_int_equal(cur.cell.seq, ps[i]->seq);
+    }
+    block_cursor_free(&cur);
+    buf_free(&raw);
+}
+
+/* Corruptions the type-2 checks must refuse: each is applied to a fresh copy. */
+static void v2_corrupt_layout_rejected(void **state)
+{
+    buf_t raw = {0};
+    build_cells_type(BLOCK_TYPE_DATA_V2, &raw, 40); /* 3 restarts */
+    block_t blk;
+    size_t n = raw.len;
+    assert_int_equal(block_init(&blk, BLOCK_TYPE_DATA_V2, raw.data, n), ST_OK);
+    assert_int_equal(blk.restarts, 3);
+    uint8_t *copy = malloc(n);
+    size_t restarts_at = n - 12 - 12;
+    struct {
+        const char *what;
+        size_t at;
+        int delta;
+    } cases[] = {
+        {"count", n - 1, 1},
+        {"count zero", n - 4, 0}, /* handled below */
+        {"max_key", n - 5, 1},
+        {"max_key smaller", n - 5, -1},
+        {"restart count", n - 9, 1},
+        {"restart 1 offset", restarts_at + 4 + 3, 1},
+        {"restart 0 offset", restarts_at + 3, 1},
+        {"entry 0 shared", 0, 1},
+        {"entry 1 shared (not the whole prefix)", 0, 0}, /* found below */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        memcpy(copy, raw.data, n);
+        if (i == 1) {
+            be32_put(copy + n - 4, 0);
+        } else if (i == 8) {
+            /* entry 1 starts after entry 0: shared, unshared, value_len, key, seq, value */
+            cell_t c;
+            size_t e1 = 0;
+            block_cursor cur;
+            block_cursor_init(&cur);
+            assert_int_equal(block_cursor_attach(&cur, &blk), ST_OK);
+            block_cursor_first(&cur);
+            e1 = cur.next;
+            c = cur.cell;
+            (void)c;
+            block_cursor_free(&cur);
+            assert_true(copy[e1] > 0);
+            copy[e1]--;      /* shares one byte less */
+            copy[e1 + 1]++;  /* stores one more: the byte it still shares */
+            /* the entry no longer fits its bytes; the checks fail either way */
+        } else {
+            copy[cases[i].at] = (uint8_t)(copy[cases[i].at] + cases[i].delta);
+        }
+        block_t b2;
+        int rc = block_init(&b2, BLOCK_TYPE_DATA_V2, copy, n);
+        if (rc != ST_CORRUPTION)
+            fail_msg("%s: accepted (%d)", cases[i].what, rc);
+    }
+    /* truncated anywhere */
+    for (size_t len = 0; len < n; len += 7) {
+        block_t b2;
+        assert_int_equal(block_init(&b2, BLOCK_TYPE_DATA_V2, raw.data, len), ST_CORRUPTION);
+    }
+    /* a type-1 block is not a type-2 one, nor the reverse; unknown types are refused */
+    buf_t v1 = {0};
+    build_cells_type(BLOCK_TYPE_DATA, &v1, 40);
+    assert_int_equal(block_init(&blk, BLOCK_TYPE_DATA_V2, v1.data, v1.len), ST_CORRUPTION);
+    assert_int_equal(block_init(&blk, BLOCK_TYPE_DATA, raw.data, raw.len), ST_CORRUPTION);
+    assert_int_equal(block_init(&blk, 3, raw.data, raw.len), ST_CORRUPTION);
+    buf_free(&v1);
+    free(copy);
+    buf_free(&raw);
+}
+
+/* A non-canonical but otherwise well-formed entry (shared shorter than the common
+ * prefix) is refused: one byte string per sequence of cells. */
+static void v2_non_canonical_rejected(void **state)
+{
+    cell_t c1 = mk("r1", "a", 5, 9, "x"), c2 = mk("r1", "b", 5, 9, "yz");
+    const cell_t *cs[] = {&c1, &c2};
+    buf_t raw = {0};
+    build_type(BLOCK_TYPE_DATA_V2, &raw, cs, 2);
+    /* re-encode entry 1 with shared 6, unshared 11 (the key bytes from 6 on) */
+    buf_t bad = {0};
+    buf_append(&bad, raw.data, 22);
+    static const uint8_t e1[] = {0x06, 0x0b, 0x02, 0x66, 0x62, 0x00, 0x00, 0x00, 0x00, 0x00,
+                                 0x00, 0x00, 0x05, 0x04, 0x09, 0x79, 0x7a};
+    buf_append(&bad, e1, sizeof(e1));
+    buf_append(&bad, raw.data + raw.len - 16, 16);
+    block_t blk;
+    assert_int_equal(block_init(&blk, BLOCK_TYPE_DATA_V2, bad.data, bad.len), ST_CORRUPTION);
+    /* with shared 7 it is the canonical block */
+    assert_int_equal(block_init(&blk, BLOCK_TYPE_DATA_V2, raw.data, raw.len), ST_OK);
+    buf_free(&bad);
     buf_free(&raw);
 }
 
@@ -350,6 +653,13 @@ int main(void)
         cmocka_unit_test(corrupt_frame_every_bit_detected),
         cmocka_unit_test(corrupt_frame_raw_length_zstd),
         cmocka_unit_test(corrupt_layout_rejected),
+        cmocka_unit_test(cursor_walks_every_cell_both_types),
+        cmocka_unit_test(cursor_seek_every_key_and_between_both_types),
+        cmocka_unit_test(v2_smaller_than_v1),
+        cmocka_unit_test(v2_worked_example),
+        cmocka_unit_test(v2_odd_keys),
+        cmocka_unit_test(v2_corrupt_layout_rejected),
+        cmocka_unit_test(v2_non_canonical_rejected),
     };
     return tu_run_group_tests(tests, NULL, NULL);
 }

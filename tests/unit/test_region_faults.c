@@ -174,7 +174,7 @@ static void fault_flush_rename_fails(void **state)
 static void corrupt_store_file_block_fails_reads(void **state)
 {
     fixture *f = *state;
-    assert_int_equal(put_keys(f, 2000), 0);
+    assert_int_equal(put_keys(f, 4000), 0); /* more than one 64 KiB block */
     assert_int_equal(region_flush(f->reg), ST_OK);
     close_all(f, true);
     char *dir = NULL, **names = NULL, *path = NULL;

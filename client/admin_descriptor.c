@@ -28,21 +28,14 @@ struct strata_family_descriptor {
     bool set[N_FAMILY_ATTRS];
 };
 
-/* Key/value strings, keys distinct. */
-typedef struct str_pairs {
-    char **key;
-    char **value;
-    size_t n;
-} str_pairs;
-
 struct strata_table_descriptor {
     char *name;
     strata_family_descriptor_t **family;
     size_t n_family;
     int64_t value[N_TABLE_ATTRS];
     bool set[N_TABLE_ATTRS];
-    str_pairs values; /* METADATA */
-    str_pairs config; /* CONFIGURATION */
+    admin_pairs values; /* METADATA */
+    admin_pairs config; /* CONFIGURATION */
 };
 
 /* HBase's defaults (regionserver/storage/schema.h); the table sizes default to the
@@ -123,7 +116,7 @@ void strata_family_descriptor_unset(strata_family_descriptor_t *f, strata_family
 
 /* ---- values and configuration ---- */
 
-static ptrdiff_t pairs_index(const str_pairs *ps, const char *key)
+static ptrdiff_t pairs_index(const admin_pairs *ps, const char *key)
 {
     for (size_t i = 0; key && i < ps->n; i++)
         if (strcmp(ps->key[i], key) == 0)
@@ -131,7 +124,7 @@ static ptrdiff_t pairs_index(const str_pairs *ps, const char *key)
     return -1;
 }
 
-static void pairs_clear(str_pairs *ps)
+void admin_pairs_clear(admin_pairs *ps)
 {
     for (size_t i = 0; i < ps->n; i++) {
         free(ps->key[i]);
@@ -142,7 +135,7 @@ static void pairs_clear(str_pairs *ps)
     memset(ps, 0, sizeof(*ps));
 }
 
-static void pairs_remove(str_pairs *ps, size_t i)
+static void pairs_remove(admin_pairs *ps, size_t i)
 {
     free(ps->key[i]);
     free(ps->value[i]);
@@ -152,7 +145,7 @@ static void pairs_remove(str_pairs *ps, size_t i)
 }
 
 /* Appends a new key (both arrays grown first, so a failure changes nothing). */
-static bool pairs_append(str_pairs *ps, const char *key, char *value)
+static bool pairs_append(admin_pairs *ps, const char *key, char *value)
 {
     char **k = realloc(ps->key, (ps->n + 1) * sizeof(*k));
     if (k)
@@ -168,7 +161,7 @@ static bool pairs_append(str_pairs *ps, const char *key, char *value)
     return true;
 }
 
-static unsigned char pairs_set(str_pairs *ps, const char *key, const char *value)
+unsigned char admin_pairs_set(admin_pairs *ps, const char *key, const char *value)
 {
     if (!key)
         return 0;
@@ -193,7 +186,7 @@ static unsigned char pairs_set(str_pairs *ps, const char *key, const char *value
     return 1;
 }
 
-static const char *pairs_get(const str_pairs *ps, const char *key)
+const char *admin_pairs_get(const admin_pairs *ps, const char *key)
 {
     ptrdiff_t i = pairs_index(ps, key);
     return i < 0 ? NULL : ps->value[i];
@@ -202,12 +195,12 @@ static const char *pairs_get(const str_pairs *ps, const char *key)
 unsigned char strata_table_descriptor_set_value(strata_table_descriptor_t *td, const char *key,
                                                 const char *value)
 {
-    return pairs_set(&td->values, key, value);
+    return admin_pairs_set(&td->values, key, value);
 }
 
 const char *strata_table_descriptor_get_value(const strata_table_descriptor_t *td, const char *key)
 {
-    return pairs_get(&td->values, key);
+    return admin_pairs_get(&td->values, key);
 }
 
 size_t strata_table_descriptor_value_count(const strata_table_descriptor_t *td)
@@ -223,12 +216,12 @@ const char *strata_table_descriptor_value_key(const strata_table_descriptor_t *t
 unsigned char strata_table_descriptor_set_config(strata_table_descriptor_t *td, const char *key,
                                                  const char *value)
 {
-    return pairs_set(&td->config, key, value);
+    return admin_pairs_set(&td->config, key, value);
 }
 
 const char *strata_table_descriptor_get_config(const strata_table_descriptor_t *td, const char *key)
 {
-    return pairs_get(&td->config, key);
+    return admin_pairs_get(&td->config, key);
 }
 
 size_t strata_table_descriptor_config_count(const strata_table_descriptor_t *td)
@@ -260,8 +253,8 @@ void strata_table_descriptor_destroy(strata_table_descriptor_t *td)
     for (size_t i = 0; i < td->n_family; i++)
         family_free(td->family[i]);
     free(td->family);
-    pairs_clear(&td->values);
-    pairs_clear(&td->config);
+    admin_pairs_clear(&td->values);
+    admin_pairs_clear(&td->config);
     free(td->name);
     free(td);
 }
@@ -435,7 +428,7 @@ static int table_attrs_to_proto(const strata_table_descriptor_t *td, Strata__Adm
 }
 
 /* A repeated NameStringPair field of ps (names checked non-empty); what names it. */
-static int pairs_to_proto(const str_pairs *ps, const char *table, const char *what,
+static int pairs_to_proto(const admin_pairs *ps, const char *table, const char *what,
                           Strata__Admin__NameStringPair ***out, size_t *n)
 {
     *out = calloc(ps->n ? ps->n : 1, sizeof(**out));
@@ -542,9 +535,9 @@ int admin_descriptor_from_schema(const Strata__Admin__TableSchema *s,
         strata_table_descriptor_set(td, STRATA_TABLE_DURABILITY, s->durability);
     bool ok = true;
     for (size_t i = 0; ok && i < s->n_value; i++)
-        ok = pairs_set(&td->values, s->value[i]->name, s->value[i]->value);
+        ok = admin_pairs_set(&td->values, s->value[i]->name, s->value[i]->value);
     for (size_t i = 0; ok && i < s->n_configuration; i++)
-        ok = pairs_set(&td->config, s->configuration[i]->name, s->configuration[i]->value);
+        ok = admin_pairs_set(&td->config, s->configuration[i]->name, s->configuration[i]->value);
     if (!ok) {
         strata_table_descriptor_destroy(td);
         return st_error(ST_NOMEM, "admin: out of memory reading the schema of %s", s->name);

@@ -7,6 +7,7 @@
  *   admin_descriptor.c  table and family descriptors <-> admin.TableSchema
  *   admin_result.c      name lists, regions, cluster status over the unpacked answers
  *   admin_procs.c       split, merge, switches, the catalog janitor, procedures
+ *   admin_namespace.c   namespace descriptors (properties) and their calls
  *
  * Thread-safety: the conversions are reentrant; a result object is immutable once built.
  */
@@ -22,6 +23,19 @@
 admin_rpc *admin_handle_rpc(const strata_admin_t *a);
 
 /* ---- descriptors (admin_descriptor.c) ---- */
+
+/* Key/value strings, keys distinct, in the order first set. */
+typedef struct admin_pairs {
+    char **key;
+    char **value;
+    size_t n;
+} admin_pairs;
+/* Sets key to a copy of value (NULL removes it): 1, or 0 when out of memory or key is NULL
+ * (ps unchanged). */
+unsigned char admin_pairs_set(admin_pairs *ps, const char *key, const char *value);
+/* key's value (borrowed) or NULL. */
+const char *admin_pairs_get(const admin_pairs *ps, const char *key);
+void admin_pairs_clear(admin_pairs *ps);
 
 /* The schema message of td, every set attribute checked against its field's range: ST_OK
  * and *out (free with admin_rpc_schema_free), ST_INVALID_ARGUMENT naming the table,

@@ -468,10 +468,48 @@ static int namespace_call(admin_rpc *a, const char *op, const char *name, const 
 
 int admin_rpc_create_namespace(admin_rpc *a, const char *name)
 {
+    return admin_rpc_create_namespace_props(a, name, NULL, 0);
+}
+
+int admin_rpc_create_namespace_props(admin_rpc *a, const char *name,
+                                     Strata__Master__NamespaceProperty **props, size_t n)
+{
     Strata__Master__CreateNamespaceRequest req = STRATA__MASTER__CREATE_NAMESPACE_REQUEST__INIT;
     req.name = (char *)name;
+    req.property = props;
+    req.n_property = n;
     return namespace_call(a, "create namespace", name, "MasterService.CreateNamespace", &req.base,
                           &strata__master__create_namespace_response__descriptor);
+}
+
+int admin_rpc_modify_namespace(admin_rpc *a, const char *name,
+                               Strata__Master__NamespaceProperty **props, size_t n)
+{
+    Strata__Master__ModifyNamespaceRequest req = STRATA__MASTER__MODIFY_NAMESPACE_REQUEST__INIT;
+    req.name = (char *)name;
+    req.property = props;
+    req.n_property = n;
+    return namespace_call(a, "modify namespace", name, "MasterService.ModifyNamespace", &req.base,
+                          &strata__master__modify_namespace_response__descriptor);
+}
+
+int admin_rpc_get_namespace(admin_rpc *a, const char *name,
+                            Strata__Master__GetNamespaceResponse **out)
+{
+    Strata__Master__GetNamespaceRequest req = STRATA__MASTER__GET_NAMESPACE_REQUEST__INIT;
+    char what[320];
+    if (!out)
+        return st_error(ST_INVALID_ARGUMENT, "admin: get namespace needs an output pointer");
+    *out = NULL;
+    int rc = check_handle(a, "get namespace");
+    if (rc == ST_OK)
+        rc = check_namespace(name);
+    if (rc != ST_OK)
+        return rc;
+    req.name = (char *)name;
+    snprintf(what, sizeof(what), "get namespace %s", name);
+    return call(a, what, "MasterService.GetNamespace", &req.base,
+                &strata__master__get_namespace_response__descriptor, (ProtobufCMessage **)out);
 }
 
 int admin_rpc_delete_namespace(admin_rpc *a, const char *name)

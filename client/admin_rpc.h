@@ -117,6 +117,15 @@ int admin_rpc_table_regions(admin_rpc *a, const char *table,
 /* ---- namespaces ---- */
 
 int admin_rpc_create_namespace(admin_rpc *a, const char *name);
+/* With properties props[0..n) (the master checks them). */
+int admin_rpc_create_namespace_props(admin_rpc *a, const char *name,
+                                     Strata__Master__NamespaceProperty **props, size_t n);
+/* Replaces the properties of an existing namespace. */
+int admin_rpc_modify_namespace(admin_rpc *a, const char *name,
+                               Strata__Master__NamespaceProperty **props, size_t n);
+/* The namespace's descriptor (*out: admin_rpc_free_msg). */
+int admin_rpc_get_namespace(admin_rpc *a, const char *name,
+                            Strata__Master__GetNamespaceResponse **out);
 int admin_rpc_delete_namespace(admin_rpc *a, const char *name);
 int admin_rpc_list_namespaces(admin_rpc *a, Strata__Master__ListNamespacesResponse **out);
 

@@ -657,12 +657,64 @@ int master_modify_table(master *m, const Strata__Admin__TableSchema *schema)
     return rc;
 }
 
+/* Namespace properties: at most this many, keys and values at most this long. */
+#define NS_MAX_PROPS 256
+#define NS_MAX_KEY 1024
+#define NS_MAX_VALUE 65536
+
+/* Checks a namespace's properties: keys non-empty, distinct and short enough. */
+static int check_ns_props(const char *ns, Strata__Master__NamespaceProperty *const *props,
+                          size_t n)
+{
+    if (n > NS_MAX_PROPS)
+        return st_error(ST_INVALID_ARGUMENT, "namespace %s: %zu properties (at most %d)", ns, n,
+                        NS_MAX_PROPS);
+    for (size_t i = 0; i < n; i++) {
+        const char *k = props[i]->key, *v = props[i]->value;
+        if (!k || !*k)
+            return st_error(ST_INVALID_ARGUMENT, "namespace %s: a property has an empty key", ns);
+        if (strlen(k) > NS_MAX_KEY || !v || strlen(v) > NS_MAX_VALUE)
+            return st_error(ST_INVALID_ARGUMENT,
+                            "namespace %s: property %.64s is too long (keys up to %d bytes, "
+                            "values up to %d)",
+                            ns, k, NS_MAX_KEY, NS_MAX_VALUE);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(props[j]->key, k) == 0)
+                return st_error(ST_INVALID_ARGUMENT, "namespace %s: property %s is given twice",
+                                ns, k);
+    }
+    return ST_OK;
+}
+
 int master_create_namespace(master *m, const char *ns)
+{
+    return master_create_namespace_props(m, ns, NULL, 0);
+}
+
+int master_create_namespace_props(master *m, const char *ns,
+                                  Strata__Master__NamespaceProperty *const *props, size_t n)
 {
     if (layout_validate_name_part(ns) != ST_OK)
         return st_error(ST_INVALID_ARGUMENT, "namespace name '%s' is invalid: %s", ns, st_errmsg());
-    int rc = master_check_lease(m);
-    return rc == ST_OK ? meta_create_namespace(m->meta, ns) : rc;
+    int rc = check_ns_props(ns, props, n);
+    if (rc == ST_OK)
+        rc = master_check_lease(m);
+    return rc == ST_OK ? meta_create_namespace_props(m->meta, ns, props, n) : rc;
+}
+
+int master_modify_namespace(master *m, const char *ns,
+                            Strata__Master__NamespaceProperty *const *props, size_t n)
+{
+    if (layout_validate_name_part(ns) != ST_OK)
+        return st_error(ST_INVALID_ARGUMENT, "namespace name '%s' is invalid: %s", ns, st_errmsg());
+    int rc = check_ns_props(ns, props, n);
+    if (rc == ST_OK)
+        rc = master_check_lease(m);
+    if (rc == ST_OK)
+        rc = meta_modify_namespace(m->meta, ns, props, n);
+    if (rc == ST_NOT_FOUND)
+        rc = st_error(ST_NOT_FOUND, "namespace %s does not exist", ns);
+    return rc;
 }
 
 int master_delete_namespace(master *m, const char *ns)

@@ -564,6 +564,13 @@ int master_disable_table(master *m, const char *table);
 int master_truncate_table(master *m, const char *table, bool preserve_splits);
 int master_modify_table(master *m, const Strata__Admin__TableSchema *schema);
 int master_create_namespace(master *m, const char *ns);
+/* With properties (HBase's namespace configuration): keys non-empty and distinct, at most
+ * 256 of them. */
+int master_create_namespace_props(master *m, const char *ns,
+                                  Strata__Master__NamespaceProperty *const *props, size_t n);
+/* Replaces the properties of an existing namespace (ST_NOT_FOUND naming it). */
+int master_modify_namespace(master *m, const char *ns,
+                            Strata__Master__NamespaceProperty *const *props, size_t n);
 /* Mirrors a table's state into <parent>/table/<name> (docs/znodes.md); best effort. */
 void master_mirror_table_state(master *m, const char *table, meta_table_state st);
 int master_delete_namespace(master *m, const char *ns);

@@ -244,7 +244,32 @@ static int closed_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 static int create_ns_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     master *m = ctx;
-    return master_create_namespace(m, ((Strata__Master__CreateNamespaceRequest *)msg)->name);
+    Strata__Master__CreateNamespaceRequest *req = (Strata__Master__CreateNamespaceRequest *)msg;
+    return master_create_namespace_props(m, req->name, req->property, req->n_property);
+}
+
+static int modify_ns_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    master *m = ctx;
+    Strata__Master__ModifyNamespaceRequest *req = (Strata__Master__ModifyNamespaceRequest *)msg;
+    return master_modify_namespace(m, req->name, req->property, req->n_property);
+}
+
+static int get_ns_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    master *m = ctx;
+    const char *ns = ((Strata__Master__GetNamespaceRequest *)msg)->name;
+    Strata__Master__NamespaceDescriptor *d = NULL;
+    int rc = meta_get_namespace(m->meta, ns, &d);
+    if (rc == ST_NOT_FOUND)
+        return st_error(ST_NOT_FOUND, "namespace %s does not exist", ns);
+    if (rc != ST_OK)
+        return rc;
+    Strata__Master__GetNamespaceResponse resp = STRATA__MASTER__GET_NAMESPACE_RESPONSE__INIT;
+    resp.namespace_ = d;
+    rc = rpc_proto_reply(reply, &resp.base);
+    strata__master__namespace_descriptor__free_unpacked(d, NULL);
+    return rc;
 }
 
 static int delete_ns_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
@@ -720,6 +745,8 @@ RPC_PROTO_HANDLER(h_locate, check_active, strata__master__locate_region_request_
 RPC_PROTO_HANDLER(h_regions, check_active, strata__master__get_table_regions_request__descriptor, table_regions_body)
 RPC_PROTO_HANDLER(h_create_ns, check_active, strata__master__create_namespace_request__descriptor, create_ns_body)
 RPC_PROTO_HANDLER(h_delete_ns, check_active, strata__master__delete_namespace_request__descriptor, delete_ns_body)
+RPC_PROTO_HANDLER(h_modify_ns, check_active, strata__master__modify_namespace_request__descriptor, modify_ns_body)
+RPC_PROTO_HANDLER(h_get_ns, check_active, strata__master__get_namespace_request__descriptor, get_ns_body)
 RPC_PROTO_HANDLER(h_list_ns, check_active, strata__master__list_namespaces_request__descriptor, list_ns_body)
 RPC_PROTO_HANDLER(h_create, check_active, strata__master__create_table_request__descriptor, create_table_body)
 RPC_PROTO_HANDLER(h_describe, check_active, strata__master__describe_table_request__descriptor, describe_body)
@@ -749,6 +776,8 @@ int master_service_register(master *m)
         {"MasterService.CreateNamespace", h_create_ns},
         {"MasterService.DeleteNamespace", h_delete_ns},
         {"MasterService.ListNamespaces", h_list_ns},
+        {"MasterService.ModifyNamespace", h_modify_ns},
+        {"MasterService.GetNamespace", h_get_ns},
         {"MasterService.CreateTable", h_create},
         {"MasterService.DescribeTable", h_describe},
         {"MasterService.ListTables", h_list},

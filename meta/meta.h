@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/proto/master.pb-c.h"
 #include "regionserver/storage/engine.h"
 #include "regionserver/storage/scanner.h"
 
@@ -166,6 +167,17 @@ int meta_replace_regions(meta *m, const char *table, const meta_region *regions,
 
 /* ---- namespaces ---- */
 int meta_create_namespace(meta *m, const char *ns); /* ST_EXISTS naming it */
+/* The same with properties props[0..n) (HBase's namespace configuration; checked by the
+ * caller: keys non-empty and distinct). */
+int meta_create_namespace_props(meta *m, const char *ns,
+                                Strata__Master__NamespaceProperty *const *props, size_t n);
+/* Replaces the properties of an existing namespace: ST_NOT_FOUND naming it if absent. */
+int meta_modify_namespace(meta *m, const char *ns,
+                          Strata__Master__NamespaceProperty *const *props, size_t n);
+/* The namespace's descriptor (*out the caller's: strata__master__namespace_descriptor__
+ * free_unpacked(*out, NULL)); ST_NOT_FOUND naming it, ST_CORRUPTION for a value that does
+ * not decode. */
+int meta_get_namespace(meta *m, const char *ns, Strata__Master__NamespaceDescriptor **out);
 /* ST_NOT_FOUND; ST_INVALID_ARGUMENT for "default", "strata" or a namespace with tables. */
 int meta_delete_namespace(meta *m, const char *ns);
 int meta_namespace_exists(meta *m, const char *ns); /* ST_OK or ST_NOT_FOUND */

@@ -350,23 +350,41 @@ int meta_namespace_exists(meta *m, const char *ns)
     return rc;
 }
 
+/* A batch putting ns's descriptor with props into ns:d. */
+static int ns_batch(meta_batch *b, const char *ns, Strata__Master__NamespaceProperty *const *props,
+                    size_t n)
+{
+    Strata__Master__NamespaceDescriptor d = STRATA__MASTER__NAMESPACE_DESCRIPTOR__INIT;
+    d.name = (char *)ns;
+    d.property = (Strata__Master__NamespaceProperty **)props;
+    d.n_property = n;
+    size_t len = strata__master__namespace_descriptor__get_packed_size(&d);
+    uint8_t *buf = malloc(len ? len : 1);
+    if (!buf)
+        return st_error(ST_NOMEM, "meta: out of memory writing namespace %s", ns);
+    strata__master__namespace_descriptor__pack(&d, buf);
+    meta_batch_init(b);
+    meta_batch_row(b, (const uint8_t *)ns, strlen(ns));
+    meta_batch_put(b, META_FAM_NS, META_Q_NSDESC, buf, len);
+    free(buf);
+    return ST_OK;
+}
+
 int meta_create_namespace(meta *m, const char *ns)
+{
+    return meta_create_namespace_props(m, ns, NULL, 0);
+}
+
+int meta_create_namespace_props(meta *m, const char *ns,
+                                Strata__Master__NamespaceProperty *const *props, size_t n)
 {
     int rc = meta_check_namespace(ns);
     if (rc != ST_OK)
         return rc;
-    Strata__Master__NamespaceDescriptor d = STRATA__MASTER__NAMESPACE_DESCRIPTOR__INIT;
-    d.name = (char *)ns;
-    size_t len = strata__master__namespace_descriptor__get_packed_size(&d);
-    uint8_t *buf = malloc(len);
-    if (!buf)
-        return ST_NOMEM;
-    strata__master__namespace_descriptor__pack(&d, buf);
     meta_batch b;
-    meta_batch_init(&b);
-    meta_batch_row(&b, (const uint8_t *)ns, strlen(ns));
-    meta_batch_put(&b, META_FAM_NS, META_Q_NSDESC, buf, len);
-    free(buf);
+    rc = ns_batch(&b, ns, props, n);
+    if (rc != ST_OK)
+        return rc;
     pthread_mutex_lock(&m->write_mu);
     rc = meta_namespace_exists(m, ns);
     if (rc == ST_OK)
@@ -375,6 +393,51 @@ int meta_create_namespace(meta *m, const char *ns)
         rc = meta_batch_commit(m, &b);
     pthread_mutex_unlock(&m->write_mu);
     meta_batch_free(&b);
+    return rc;
+}
+
+int meta_modify_namespace(meta *m, const char *ns,
+                          Strata__Master__NamespaceProperty *const *props, size_t n)
+{
+    int rc = meta_check_namespace(ns);
+    if (rc != ST_OK)
+        return rc;
+    meta_batch b;
+    rc = ns_batch(&b, ns, props, n);
+    if (rc != ST_OK)
+        return rc;
+    pthread_mutex_lock(&m->write_mu);
+    rc = meta_namespace_exists(m, ns);
+    if (rc == ST_OK)
+        rc = meta_batch_commit(m, &b);
+    pthread_mutex_unlock(&m->write_mu);
+    meta_batch_free(&b);
+    return rc;
+}
+
+int meta_get_namespace(meta *m, const char *ns, Strata__Master__NamespaceDescriptor **out)
+{
+    *out = NULL;
+    int rc = meta_check_namespace(ns);
+    if (rc != ST_OK)
+        return rc;
+    scan_result res;
+    scan_result_init(&res);
+    rc = meta_get_row(m, (const uint8_t *)ns, strlen(ns), META_FAM_NS, &res);
+    const cell_t *c = NULL;
+    for (size_t i = 0; rc == ST_OK && i < res.ncells; i++)
+        if (res.cells[i].qualifier_len == strlen(META_Q_NSDESC) &&
+            memcmp(res.cells[i].qualifier, META_Q_NSDESC, res.cells[i].qualifier_len) == 0)
+            c = &res.cells[i];
+    if (rc == ST_OK && !c)
+        rc = st_error(ST_NOT_FOUND, "namespace %s not found", ns);
+    if (rc == ST_OK) {
+        *out = strata__master__namespace_descriptor__unpack(NULL, c->value_len, c->value);
+        if (!*out)
+            rc = st_error(ST_CORRUPTION, "meta: the descriptor of namespace %s does not decode",
+                          ns);
+    }
+    scan_result_free(&res);
     return rc;
 }
 

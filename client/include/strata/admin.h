@@ -253,6 +253,37 @@ void strata_admin_create_namespace(strata_admin_t *a, const char *name, char **e
 void strata_admin_delete_namespace(strata_admin_t *a, const char *name, char **errptr);
 strata_name_list_t *strata_admin_list_namespaces(strata_admin_t *a, char **errptr);
 
+/* A namespace's descriptor: its name and properties (HBase's namespace configuration,
+ * the shell's create_namespace 'ns', {'key' => 'value'}): string keys and values, keys
+ * distinct, kept in the order first set. The master checks them when they are sent: keys
+ * non-empty, at most 256 properties, keys up to 1 KiB and values up to 64 KiB. */
+typedef struct strata_namespace_descriptor strata_namespace_descriptor_t;
+/* A descriptor of namespace name without properties; NULL only when out of memory. */
+strata_namespace_descriptor_t *strata_namespace_descriptor_create(const char *name);
+void strata_namespace_descriptor_destroy(strata_namespace_descriptor_t *nd);
+const char *strata_namespace_descriptor_name(const strata_namespace_descriptor_t *nd);
+/* Sets key to value (copied; NULL removes key): 1, or 0 when out of memory or key is NULL. */
+unsigned char strata_namespace_descriptor_set(strata_namespace_descriptor_t *nd, const char *key,
+                                              const char *value);
+/* key's value (borrowed until it is set again or nd destroyed), or NULL. */
+const char *strata_namespace_descriptor_get(const strata_namespace_descriptor_t *nd,
+                                            const char *key);
+/* The properties: count, then key i (NULL out of range). */
+size_t strata_namespace_descriptor_count(const strata_namespace_descriptor_t *nd);
+const char *strata_namespace_descriptor_key(const strata_namespace_descriptor_t *nd, size_t i);
+/* Creates the namespace with nd's name and properties. */
+void strata_admin_create_namespace_descriptor(strata_admin_t *a,
+                                              const strata_namespace_descriptor_t *nd,
+                                              char **errptr);
+/* Replaces the properties of the existing namespace nd names with nd's (alter_namespace):
+ * STRATA_ERR_NOT_FOUND if it does not exist. */
+void strata_admin_modify_namespace(strata_admin_t *a, const strata_namespace_descriptor_t *nd,
+                                   char **errptr);
+/* The namespace's descriptor (the caller's: destroy it); NULL on failure
+ * (STRATA_ERR_NOT_FOUND: no such namespace). */
+strata_namespace_descriptor_t *strata_admin_describe_namespace(strata_admin_t *a,
+                                                               const char *name, char **errptr);
+
 /* A list of names (tables or namespaces): count, name i (borrowed; NULL out of range). */
 size_t strata_name_list_count(const strata_name_list_t *l);
 const char *strata_name_list_get(const strata_name_list_t *l, size_t i);

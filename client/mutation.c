@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "client/client_internal.h"
+#include "common/bytes.h"
 #include "common/cell.h"
 #include "common/log.h"
 #include "common/status.h"
@@ -84,6 +85,33 @@ strata_mutation_t *strata_put_create(const char *row, size_t row_len)
 strata_mutation_t *strata_delete_create(const char *row, size_t row_len)
 {
     return mutation_new(MUT_DELETE, row, row_len);
+}
+
+strata_mutation_t *strata_increment_create(const char *row, size_t row_len)
+{
+    return mutation_new(MUT_INCREMENT, row, row_len);
+}
+
+strata_mutation_t *strata_append_create(const char *row, size_t row_len)
+{
+    return mutation_new(MUT_APPEND, row, row_len);
+}
+
+void strata_increment_add(strata_mutation_t *m, const char *family, size_t family_len,
+                          const char *qualifier, size_t qualifier_len, int64_t amount)
+{
+    uint8_t be[8];
+    be64_put(be, (uint64_t)amount);
+    mutation_add(m, family, family_len, qualifier, qualifier_len, true, CELL_LATEST_TIMESTAMP,
+                 CELL_TYPE_PUT, be, sizeof(be));
+}
+
+void strata_append_add(strata_mutation_t *m, const char *family, size_t family_len,
+                       const char *qualifier, size_t qualifier_len, const char *value,
+                       size_t value_len)
+{
+    mutation_add(m, family, family_len, qualifier, qualifier_len, true, CELL_LATEST_TIMESTAMP,
+                 CELL_TYPE_PUT, value ? value : "", value_len);
 }
 
 void strata_mutation_destroy(strata_mutation_t *m)

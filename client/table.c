@@ -207,6 +207,33 @@ char *strata_table_append(strata_table_t *t, const char *row, size_t row_len, co
     return out;
 }
 
+strata_result_t *strata_table_read_modify_write(strata_table_t *t, const strata_mutation_t *m,
+                                                char **errptr)
+{
+    if (m->kind != MUT_INCREMENT && m->kind != MUT_APPEND) {
+        client_set_error_msg(errptr, "invalid argument: strata_table_read_modify_write takes an "
+                                     "increment or an append");
+        return NULL;
+    }
+    if (m->ncells == 0) {
+        client_set_error_msg(errptr, "invalid argument: an increment or append needs a column");
+        return NULL;
+    }
+    Strata__Client__MutateResponse *mr = NULL;
+    strata_result_t *res = NULL;
+    int rc = run_mutate(t, m, NULL, &mr);
+    if (rc == ST_OK && !mr->result)
+        rc = st_error(ST_PROTOCOL, "client: %s of table %s answered without the new cells",
+                      m->kind == MUT_INCREMENT ? "increment" : "append", t->name);
+    if (rc == ST_OK && !(res = result_from_pb(mr->result, m->row.data, m->row.len)))
+        rc = st_error(ST_NOMEM, "client: out of memory");
+    if (mr)
+        strata__client__mutate_response__free_unpacked(mr, NULL);
+    if (rc != ST_OK)
+        client_set_error(errptr, rc);
+    return res;
+}
+
 /* ---- get ---- */
 
 strata_result_t *strata_table_get(strata_table_t *t, const strata_get_t *g, char **errptr)

@@ -250,6 +250,19 @@ void strata_delete_column(strata_mutation_t *m, const char *family, size_t famil
 void strata_delete_version(strata_mutation_t *m, const char *family, size_t family_len,
                            const char *qualifier, size_t qualifier_len, int64_t ts);
 
+/* Increments and appends of one row, applied atomically to every column they name (HBase's
+ * Increment and Append): build with the adds below, run with
+ * strata_table_read_modify_write (or strata_table_mutate when the new values are not
+ * needed). An increment adds amount to an 8-byte big-endian counter (absent: 0); an append
+ * adds bytes at the end of the newest value (absent: empty). */
+strata_mutation_t *strata_increment_create(const char *row, size_t row_len);
+void strata_increment_add(strata_mutation_t *m, const char *family, size_t family_len,
+                          const char *qualifier, size_t qualifier_len, int64_t amount);
+strata_mutation_t *strata_append_create(const char *row, size_t row_len);
+void strata_append_add(strata_mutation_t *m, const char *family, size_t family_len,
+                       const char *qualifier, size_t qualifier_len, const char *value,
+                       size_t value_len);
+
 /* ---- gets and results ---- */
 
 strata_get_t *strata_get_create(const char *row, size_t row_len);
@@ -319,6 +332,11 @@ unsigned char strata_table_check_and_mutate(strata_table_t *t, const char *famil
 int64_t strata_table_increment(strata_table_t *t, const char *row, size_t row_len,
                                const char *family, size_t family_len, const char *qualifier,
                                size_t qualifier_len, int64_t amount, char **errptr);
+/* Applies an increment or append (strata_increment_create / strata_append_create) to its
+ * row atomically and returns the new values of its columns (the caller's result), NULL on
+ * failure; a put or delete is STRATA_ERR_INVALID_ARGUMENT. */
+strata_result_t *strata_table_read_modify_write(strata_table_t *t, const strata_mutation_t *m,
+                                                char **errptr);
 /* Appends to the cell; returns the new value (malloc'ed, free with strata_free). */
 char *strata_table_append(strata_table_t *t, const char *row, size_t row_len, const char *family,
                           size_t family_len, const char *qualifier, size_t qualifier_len,

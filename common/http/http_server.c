@@ -134,6 +134,7 @@ const char *http_reason(int status)
 {
     switch (status) {
     case 200: return "OK";
+    case 201: return "Created";
     case 204: return "No Content";
     case 301: return "Moved Permanently";
     case 302: return "Found";
@@ -142,7 +143,13 @@ const char *http_reason(int status)
     case 403: return "Forbidden";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
+    case 410: return "Gone";
     case 413: return "Payload Too Large";
+    case 415: return "Unsupported Media Type";
+    case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";
     case 501: return "Not Implemented";
     case 503: return "Service Unavailable";

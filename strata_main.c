@@ -24,6 +24,8 @@ static void usage(FILE *out)
                  "                 PerformanceEvaluation workloads against a region server\n"
                  "  bench engine [--num N] [--workloads w1,w2,...] [--value-size B] [--json]\n"
                  "                 storage-engine benchmark (Strata vs RocksDB/LevelDB)\n"
+                 "  rest [start] [--zk.quorum Q] [--rest.port P] [--KEY=VALUE ...]\n"
+                 "                 the REST gateway: HBase's REST API over HTTP (docs/rest.md)\n"
                  "  cluster start [--regionservers N] [--masters M] [--dir D] [--KEY=VALUE ...]\n"
                  "  cluster status|stop [--dir D]   cluster kill|restart [--dir D] NAME\n"
                  "                 a local cluster: ZooKeeper, masters, region servers (docs/cluster.md)\n"
@@ -60,6 +62,8 @@ int main(int argc, char **argv)
         return master_main(argc - 1, argv + 1);
     if (strcmp(cmd, "hbck") == 0)
         return hbck_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "rest") == 0)
+        return rest_main(argc - 1, argv + 1);
     if (strcmp(cmd, "shell") == 0)
         return shell_main(argc - 1, argv + 1);
     if (strcmp(cmd, "verify") == 0)

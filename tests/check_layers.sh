@@ -23,6 +23,7 @@ declare -A allowed=(
   [client]="common common/proto common/rpc common/zk client/include/strata"
   [client/include/strata]=""
   [shell]="common client/include/strata"
+  [rest]="common common/proto common/http client/include/strata"
   [examples]="client/include/strata"
 )
 
@@ -58,7 +59,7 @@ for dir in "${!allowed[@]}"; do
       fi
     done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]' "$f" |
              sed -n 's/^\([0-9]*\):[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]\([^>"]*\)[>"].*/\1:"\2"/p' |
-             grep -E ':"(common|regionserver|meta|master|client|shell|tools|tests|strata)/|:"[^/]*"$' || true)
+             grep -E ':"(common|regionserver|meta|master|client|shell|rest|tools|tests|strata)/|:"[^/]*"$' || true)
   done
 done
 

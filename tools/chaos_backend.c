@@ -57,6 +57,8 @@ static void local_list(chaos_backend *b)
         return;
     for (size_t i = 0; i < b->cs.nprocs && b->n < CHAOS_MAX_PROCS; i++) {
         cluster_proc *p = &b->cs.procs[i];
+        if (p->kind == CLUSTER_REST)
+            continue; /* the chaos monkey targets the cluster's servers, not its gateways */
         chaos_proc *c = &b->procs[b->n];
         memset(c, 0, sizeof(*c));
         c->role = p->kind == CLUSTER_ZK       ? CHAOS_ROLE_ZK

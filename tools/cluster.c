@@ -42,7 +42,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: strata cluster start [--regionservers N (3)] [--masters M (1)] [--dir D]\n"
             "                            [--session-timeout-ms T (6000)] [--timeout-ms W (60000)]\n"
-            "                            [--regionserver.cpu.quota F] [--KEY=VALUE ...]\n"
+            "                            [--regionserver.cpu.quota F] [--rest K (0)]\n"
+            "                            [--KEY=VALUE ...]\n"
             "       strata cluster status  [--dir D]\n"
             "       strata cluster stop    [--dir D] [--timeout-ms W (30000)]\n"
             "       strata cluster kill    [--dir D] NAME\n"
@@ -50,9 +51,10 @@ static void usage(FILE *out)
             "       strata cluster add     [--dir D] [--timeout-ms W (60000)]\n"
             "  a local cluster on 127.0.0.1: a private ZooKeeper, masters and region servers,\n"
             "  each a detached process logging to D/logs/NAME.log (D defaults to %s).\n"
-            "  NAME: zk, master-N, rs-N, or master-active (the one ZooKeeper names).\n"
-            "  --KEY=VALUE goes to every server; --master.* only to masters,\n"
-            "  --regionserver.* only to region servers. --regionserver.cpu.quota F caps each\n"
+            "  NAME: zk, master-N, rs-N, rest-N, or master-active (the one ZooKeeper names).\n"
+            "  --rest K starts K REST gateways (docs/rest.md). --KEY=VALUE goes to every\n"
+            "  server; --master.* only to masters, --regionserver.* only to region servers,\n"
+            "  --rest.* only to REST gateways. --regionserver.cpu.quota F caps each\n"
             "  region server at F CPUs (a cgroup v1 CPU quota). add starts one more region\n"
             "  server. docs/cluster.md\n",
             DEFAULT_DIR);
@@ -61,7 +63,7 @@ static void usage(FILE *out)
 /* ---- options ---- */
 
 typedef struct start_opts {
-    int rs, masters, session_ms, wait_ms;
+    int rs, masters, session_ms, wait_ms, rest;
     double cpu_quota;
     const char *dir;
     const char *extra[CLUSTER_MAX_ARGS];
@@ -109,14 +111,20 @@ static int add_extra(start_opts *o, const char *flag)
 
 static int parse_start(int argc, char **argv, start_opts *o)
 {
-    *o = (start_opts){
-        DEFAULT_RS, DEFAULT_MASTERS, DEFAULT_SESSION_MS, DEFAULT_START_WAIT_MS, 0, DEFAULT_DIR,
-        {0}, 0};
+    *o = (start_opts){.rs = DEFAULT_RS,
+                      .masters = DEFAULT_MASTERS,
+                      .session_ms = DEFAULT_SESSION_MS,
+                      .wait_ms = DEFAULT_START_WAIT_MS,
+                      .rest = 0,
+                      .cpu_quota = 0,
+                      .dir = DEFAULT_DIR};
     int rc = ST_OK;
     for (int i = 1; i < argc && rc == ST_OK; i++) {
         const char *v;
         if ((v = opt_value(argc, argv, &i, "--regionservers")))
             rc = parse_int_opt("--regionservers", v, 1, 32, &o->rs);
+        else if ((v = opt_value(argc, argv, &i, "--rest")))
+            rc = parse_int_opt("--rest", v, 0, 8, &o->rest);
         else if ((v = opt_value(argc, argv, &i, "--masters")))
             rc = parse_int_opt("--masters", v, 1, 32, &o->masters);
         else if ((v = opt_value(argc, argv, &i, "--session-timeout-ms")))
@@ -178,15 +186,15 @@ static void add_proc(cluster_state *s, cluster_kind kind, int index, int rpc, in
     if (kind == CLUSTER_ZK)
         snprintf(p->name, sizeof(p->name), "zk");
     else
-        snprintf(p->name, sizeof(p->name), "%s-%d", kind == CLUSTER_MASTER ? "master" : "rs",
-                 index);
+        snprintf(p->name, sizeof(p->name), "%s-%d",
+                 kind == CLUSTER_MASTER ? "master" : kind == CLUSTER_REST ? "rest" : "rs", index);
 }
 
 /* Names, ports and settings of every process (nothing started yet). */
 static int plan(const start_opts *o, cluster_state *s)
 {
     int ports[CLUSTER_MAX_PROCS * 2];
-    size_t need = 1 + 2 * (size_t)(o->masters + o->rs), k = 0;
+    size_t need = 1 + 2 * (size_t)(o->masters + o->rs) + (size_t)o->rest, k = 0;
     int rc = cluster_free_ports(ports, need);
     if (rc != ST_OK)
         return rc;
@@ -199,6 +207,8 @@ static int plan(const start_opts *o, cluster_state *s)
         add_proc(s, CLUSTER_MASTER, i, ports[k], ports[k + 1]);
     for (int i = 1; i <= o->rs; i++, k += 2)
         add_proc(s, CLUSTER_RS, i, ports[k], ports[k + 1]);
+    for (int i = 1; i <= o->rest; i++, k++)
+        add_proc(s, CLUSTER_REST, i, ports[k], ports[k]);
     for (size_t i = 0; i < o->nextra; i++)
         if (!(s->args[s->nargs++] = strdup(o->extra[i])))
             return st_error(ST_NOMEM, "cluster: out of memory");
@@ -252,6 +262,12 @@ static void not_ready(const cluster_state *s, const cluster_view *v, char *why, 
                  cluster_state_count(s, CLUSTER_RS));
     else if (v->rit > 0)
         snprintf(why, cap, "%u regions in transition", v->rit);
+    for (size_t i = 0; !why[0] && i < s->nprocs; i++) {
+        char ready[CLUSTER_PATH_MAX];
+        cluster_ready_path(s, s->procs[i].name, ready, sizeof(ready));
+        if (s->procs[i].kind == CLUSTER_REST && access(ready, F_OK) != 0)
+            snprintf(why, cap, "REST gateway %s is not listening yet", s->procs[i].name);
+    }
 }
 
 /* Waits until the cluster is ready (file comment), at most wait_ms; v is the last look. */
@@ -305,6 +321,8 @@ static int start_all(cluster_state *s, const start_opts *o, cluster_view *v)
         rc = launch(s, CLUSTER_MASTER);
     if (rc == ST_OK)
         rc = launch(s, CLUSTER_RS);
+    if (rc == ST_OK)
+        rc = launch(s, CLUSTER_REST);
     if (rc == ST_OK)
         rc = wait_ready(s, o->wait_ms, v);
     return rc;

@@ -14,9 +14,10 @@
  *   zk 2001 41001 0                               (name pid rpc_port http_port)
  *   master-1 2002 41002 41003
  *   rs-1 2004 41006 41007
+ *   rest-1 2006 41010 41010                       (REST gateways: the HTTP port twice)
  *
  * Process names: `zk` (its rpc port is the client port; no http port), `master-1..M`,
- * `rs-1..N`. A pid counts as alive only if the process runs, is not a zombie (any of its
+ * `rs-1..N`, `rest-1..K` (REST gateways, --rest K). A pid counts as alive only if the process runs, is not a zombie (any of its
  * threads is neither a zombie nor dead: a main thread that exited leaves the others
  * holding the ports), and its command line is the one this cluster started (it names the
  * cluster's directory), so a recycled pid is never signalled.
@@ -46,7 +47,12 @@
 #define CLUSTER_DIR_MAX 900 /* longest cluster directory path */
 #define CLUSTER_PATH_MAX 1024
 
-typedef enum cluster_kind { CLUSTER_ZK = 0, CLUSTER_MASTER = 1, CLUSTER_RS = 2 } cluster_kind;
+typedef enum cluster_kind {
+    CLUSTER_ZK = 0,
+    CLUSTER_MASTER = 1,
+    CLUSTER_RS = 2,
+    CLUSTER_REST = 3, /* a REST gateway: its rpc and http ports are the one HTTP port */
+} cluster_kind;
 
 typedef struct cluster_proc {
     char name[32];

@@ -90,6 +90,7 @@ int cluster_stop_main(const char *dir, int timeout_ms)
     cluster_state s;
     if (read_state("stop", dir, &s) != ST_OK)
         return 1;
+    stop_kind(&s, CLUSTER_REST, timeout_ms);
     stop_kind(&s, CLUSTER_RS, timeout_ms);
     stop_kind(&s, CLUSTER_MASTER, timeout_ms);
     stop_kind(&s, CLUSTER_ZK, timeout_ms);

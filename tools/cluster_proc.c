@@ -160,18 +160,48 @@ static void identity(const cluster_state *s, const cluster_proc *p, char *out, s
         snprintf(out, cap, "%s/zk/zoo.cfg", s->dir);
     else
         snprintf(out, cap, "--%s.ready.file=%s",
-                 p->kind == CLUSTER_MASTER ? "master" : "regionserver", ready);
+                 p->kind == CLUSTER_MASTER ? "master"
+                 : p->kind == CLUSTER_REST ? "rest"
+                                           : "regionserver",
+                 ready);
 }
 
 /* Whether an extra flag goes to processes of kind: --master.* to masters,
- * --regionserver.* to region servers, anything else to both. */
+ * --regionserver.* to region servers, --rest.* to REST gateways, anything else to the
+ * masters and region servers (and --log.level to the gateways too: they know no other
+ * server key). */
 static bool arg_for(const char *arg, cluster_kind kind)
 {
     if (strncmp(arg, "--master.", 9) == 0)
         return kind == CLUSTER_MASTER;
     if (strncmp(arg, "--regionserver.", 15) == 0)
         return kind == CLUSTER_RS;
+    if (strncmp(arg, "--rest.", 7) == 0)
+        return kind == CLUSTER_REST;
+    if (kind == CLUSTER_REST)
+        return strncmp(arg, "--log.level=", 12) == 0;
     return true;
+}
+
+/* A REST gateway's command line: the cluster's ZooKeeper, loopback, its port. */
+static void rest_argv(const cluster_state *s, const cluster_proc *p, char *argv[],
+                      char store[][CLUSTER_PATH_MAX + 64])
+{
+    const size_t cap = CLUSTER_PATH_MAX + 64;
+    int n = 0;
+    argv[n++] = "strata";
+    argv[n++] = "rest";
+    snprintf(store[0], cap, "--zk.quorum=%s", s->quorum);
+    snprintf(store[1], cap, "--zk.parent=%s", s->parent);
+    snprintf(store[2], cap, "--rest.host=127.0.0.1");
+    snprintf(store[3], cap, "--rest.port=%d", p->http_port);
+    identity(s, p, store[4], cap);
+    for (int i = 0; i < 5; i++)
+        argv[n++] = store[i];
+    for (size_t i = 0; i < s->nargs; i++)
+        if (arg_for(s->args[i], p->kind))
+            argv[n++] = s->args[i];
+    argv[n] = NULL;
 }
 
 /* Fills argv (strings in store, each cap bytes) for a server. */
@@ -296,6 +326,8 @@ int cluster_spawn(const cluster_state *s, cluster_proc *p)
     cluster_log_path(s, p->name, log, sizeof(log));
     if (p->kind == CLUSTER_ZK)
         zk_argv(s, argv, cfg, sizeof(cfg));
+    else if (p->kind == CLUSTER_REST)
+        rest_argv(s, p, argv, store);
     else
         server_argv(s, p, argv, store);
     char procs[CLUSTER_PATH_MAX + 32];

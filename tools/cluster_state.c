@@ -36,11 +36,14 @@ int cluster_name_parse(const char *name, cluster_kind *kind, int *index)
     } else if (strncmp(name, "rs-", 3) == 0) {
         *kind = CLUSTER_RS;
         num = name + 3;
+    } else if (strncmp(name, "rest-", 5) == 0) {
+        *kind = CLUSTER_REST;
+        num = name + 5;
     }
     char *end = NULL;
     long v = num ? strtol(num, &end, 10) : 0;
     if (!num || !*num || *end || v < 1 || v > CLUSTER_MAX_PROCS || num[0] == '0')
-        return st_error(ST_INVALID_ARGUMENT, "'%s' is not a process name (zk, master-N, rs-N)",
+        return st_error(ST_INVALID_ARGUMENT, "'%s' is not a process name (zk, master-N, rs-N, rest-N)",
                         name);
     *index = (int)v;
     return ST_OK;

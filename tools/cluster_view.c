@@ -94,6 +94,8 @@ static const char *role(const cluster_state *s, const cluster_view *v, size_t i,
         return alive ? "backup" : "-";
     if (p->kind == CLUSTER_RS)
         return v->registered[i] ? "registered" : "unregistered";
+    if (p->kind == CLUSTER_REST)
+        return alive ? "rest" : "-";
     return v->zk_up ? "serving" : "-";
 }
 

@@ -43,6 +43,10 @@ int regionserver_main(int argc, char **argv);
  * (tools/master_main.c; docs/master.md). */
 int master_main(int argc, char **argv);
 
+/* strata rest [start] [--config F] [--KEY=VALUE ...] [--print-config]: the REST gateway
+ * (tools/rest_main.c, rest/; docs/rest.md). */
+int rest_main(int argc, char **argv);
+
 /* strata cluster start|status|stop|kill|restart ... : a local cluster on loopback
  * (tools/cluster.c; docs/cluster.md). */
 int cluster_main(int argc, char **argv);

@@ -284,7 +284,7 @@ static int start_once(const char *const *args, tc_cluster **out, bool *port_clas
 
 int tc_start(const tc_options *o, tc_cluster **out)
 {
-    char m[16], r[16], t[16];
+    char m[16], r[16], t[16], rest[16];
     const char *args[80];
     int n = 0, rc = ST_OK;
     bool clash = true;
@@ -298,6 +298,11 @@ int tc_start(const tc_options *o, tc_cluster **out)
                            t};
     for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
         args[n++] = fixed[i];
+    if (o && o->rest > 0) {
+        snprintf(rest, sizeof(rest), "%d", o->rest);
+        args[n++] = "--rest";
+        args[n++] = rest;
+    }
     for (const char *const *f = o ? o->flags : NULL; f && *f && n < 70; f++)
         args[n++] = *f;
     args[n] = NULL;
@@ -366,6 +371,25 @@ const char *tc_parent(const tc_cluster *c)
 const char *tc_dir(const tc_cluster *c)
 {
     return c->dir;
+}
+
+int tc_http_port(tc_cluster *c, const char *name)
+{
+    char path[1200];
+    buf_t text = {0};
+    int port = 0;
+    snprintf(path, sizeof(path), "%s/cluster.state", c->dir);
+    if (fio_read_all(path, &text) == ST_OK && buf_append_u8(&text, 0) == ST_OK)
+        for (char *save = NULL, *line = strtok_r((char *)text.data, "\n", &save); line;
+             line = strtok_r(NULL, "\n", &save)) {
+            char a[128];
+            long p = 0;
+            int rpc = 0, http = 0;
+            if (sscanf(line, "%127s %ld %d %d", a, &p, &rpc, &http) == 4 && strcmp(a, name) == 0)
+                port = http;
+        }
+    buf_free(&text);
+    return port;
 }
 
 pid_t tc_pid(tc_cluster *c, const char *name)

@@ -28,6 +28,7 @@ typedef struct tc_options {
     int masters;              /* 0: 1 */
     int regionservers;        /* 0: 3 */
     int session_timeout_ms;   /* 0: 6000 */
+    int rest;                 /* REST gateways (rest-1..N, `--rest N`); 0: none */
     const char *const *flags; /* extra --KEY=VALUE for the servers, NULL-terminated; may be NULL */
 } tc_options;
 
@@ -46,6 +47,10 @@ const char *tc_dir(const tc_cluster *c);
 /* The pid the state file records for name (zk, master-N, rs-N), read now; 0 if none
  * (proc_alive in tests/support/proc.h tells whether it runs). */
 pid_t tc_pid(tc_cluster *c, const char *name);
+
+/* The HTTP port of process name (a REST gateway's port, a server's status port), read
+ * from the state file now; 0 if none. */
+int tc_http_port(tc_cluster *c, const char *name);
 
 /* `strata cluster kill NAME` / `restart NAME` (NAME may be master-active). */
 int tc_kill(tc_cluster *c, const char *name);

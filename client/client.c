@@ -141,8 +141,12 @@ void strata_options_set_pause_ms(strata_options_t *o, int ms)
 static int open_locator(const strata_options_t *o, locator **out)
 {
     *out = NULL;
-    if (o->zk_quorum)
-        return locator_master_open(o->zk_quorum, o->zk_parent, 0, out);
+    if (o->zk_quorum) {
+        int rc = locator_master_open(o->zk_quorum, o->zk_parent, 0, out);
+        if (rc == ST_OK) /* a lookup may not outlast the operation it serves */
+            locator_master_set_timeout_ms(*out, o->operation_timeout_ms);
+        return rc;
+    }
     if (o->locator_file)
         return locator_file_open(o->locator_file, out);
     if (o->nregions == 0)

@@ -122,6 +122,10 @@ int locator_parse(const char *text, size_t len, const char *name, locator_region
 #define LOCATOR_MASTER_TIMEOUT_MS 30000
 int locator_master_open(const char *quorum, const char *parent, int session_timeout_ms,
                         locator **out);
+/* Bounds each lookup of a master locator (and so its retries of an unreachable master or
+ * ZooKeeper) at ms instead of LOCATOR_MASTER_TIMEOUT_MS (ms <= 0 or larger: the default),
+ * so that a client's lookups end within its operation timeout. */
+void locator_master_set_timeout_ms(locator *l, int64_t ms);
 
 /* Splits "host:port" into a malloc'ed host and a port (1..65535): ST_OK or
  * ST_INVALID_ARGUMENT. */

@@ -24,6 +24,7 @@
 typedef struct master_locator {
     locator base;
     master_link *link;
+    int64_t timeout_ms; /* each lookup, retries included */
 } master_locator;
 
 static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
@@ -136,7 +137,7 @@ static int ask_locate(master_locator *m, const char *table, const uint8_t *row, 
     req.exclude_region = (char *)exclude_region;
     int rc = master_link_call_pb(m->link, "MasterService.LocateRegion", &req.base,
                                  &strata__master__locate_region_response__descriptor,
-                                 LOCATOR_MASTER_TIMEOUT_MS, (ProtobufCMessage **)&resp);
+                                 m->timeout_ms, (ProtobufCMessage **)&resp);
     if (rc != ST_OK)
         return rc;
     const Strata__Master__RegionLocation *first = resp->n_location ? resp->location[0] : NULL;
@@ -194,7 +195,7 @@ static int master_locate_all(locator *l, const char *table, locator_region **out
     req.table = (char *)table;
     int rc = master_link_call_pb(m->link, "MasterService.GetTableRegions", &req.base,
                                  &strata__master__get_table_regions_response__descriptor,
-                                 LOCATOR_MASTER_TIMEOUT_MS, (ProtobufCMessage **)&resp);
+                                 m->timeout_ms, (ProtobufCMessage **)&resp);
     if (rc != ST_OK)
         return rc;
     rc = collect(resp->location, resp->n_location, table, out, n);
@@ -230,7 +231,14 @@ int locator_master_open(const char *quorum, const char *parent, int session_time
         return rc;
     }
     master_link_set_attempt_timeout_ms(m->link, 10000);
+    m->timeout_ms = LOCATOR_MASTER_TIMEOUT_MS;
     m->base.vt = &master_vt;
     *out = &m->base;
     return ST_OK;
+}
+
+void locator_master_set_timeout_ms(locator *l, int64_t ms)
+{
+    master_locator *m = (master_locator *)l;
+    m->timeout_ms = ms > 0 && ms < LOCATOR_MASTER_TIMEOUT_MS ? ms : LOCATOR_MASTER_TIMEOUT_MS;
 }

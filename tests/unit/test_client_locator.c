@@ -2,7 +2,9 @@
  * test_client_locator.c - the client's locators (client/locator.h): the file format's
  * parser (keys, `-` for empty, comments, bad lines reported with their line numbers,
  * overlapping regions), lookups at region boundaries and empty start/end keys, the fixed
- * list, and the file locator re-reading a file that changed.
+ * list, the file locator re-reading a file that changed, and (regression) a client whose
+ * ZooKeeper cannot be reached failing a read within its operation timeout, not after the
+ * master locator's own 30 s per lookup.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +17,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include "client/locator.h"
+#include "common/clock.h"
+#include "strata/strata.h"
 #include "common/status.h"
 #include "tests/support/testutil.h"
 
@@ -207,6 +215,48 @@ static void split_addr(void **state)
     assert_int_equal(locator_split_addr(NULL, &host, &port), ST_INVALID_ARGUMENT);
 }
 
+/* A loopback port nothing listens on. */
+static int dead_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    socklen_t al = sizeof(a);
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    getsockname(fd, (struct sockaddr *)&a, &al);
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+/* Regression: with ZooKeeper unreachable a get took 60 s (two master lookups of 30 s
+ * each) whatever the operation timeout; it must fail within about that timeout. */
+static void unreachable_master_honours_operation_timeout(void **state)
+{
+    char quorum[64], *err = NULL;
+    snprintf(quorum, sizeof(quorum), "127.0.0.1:%d", dead_port());
+    strata_options_t *o = strata_options_create();
+    strata_options_set_zk_quorum(o, quorum);
+    strata_options_set_operation_timeout_ms(o, 1500);
+    strata_client_t *c = strata_client_open(o, &err);
+    strata_options_destroy(o);
+    assert_non_null(c);
+    strata_table_t *t = strata_table_open(c, "t");
+    strata_get_t *g = strata_get_create("r", 1);
+    int64_t t0 = clock_now_ms();
+    strata_result_t *r = strata_table_get(t, g, &err);
+    int64_t took = clock_now_ms() - t0;
+    assert_null(r);
+    assert_non_null(err);
+    assert_int_equal(strata_error_code(err), STRATA_ERR_RETRYABLE);
+    if (took > 8000)
+        fail_msg("the get failed after %lld ms with a 1500 ms operation timeout: %s",
+                 (long long)took, err);
+    strata_free(err);
+    strata_get_destroy(g);
+    strata_table_close(t);
+    strata_client_close(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +266,7 @@ int main(void)
         cmocka_unit_test(lookup_boundaries),
         cmocka_unit_test(file_reread_on_change),
         cmocka_unit_test(split_addr),
+        cmocka_unit_test(unreachable_master_honours_operation_timeout),
     };
     return tu_run_group_tests(tests, NULL, NULL);
 }

@@ -18,11 +18,12 @@
  *                 running --post START/CHUNK--> streaming --wait written|gone--> running
  *                 streaming --post END | ABORT--> sent (freed by the loop)
  *
- * evhttp's requests are touched only on their loop's thread. evhttp re-enters the request
- * callback with no URI when a request fails before it is answered (a body past the limit,
- * a broken connection): one we never saw gets an error answer; one a worker holds is
- * marked dead (its evhttp request is answered and forgotten; the worker's posts are then
- * dropped).
+ * evhttp's requests are touched only on their loop's thread. evhttp answers by itself
+ * what never reaches a handler: a request line or headers it cannot read or past
+ * rest.max.header.size (400), a body past rest.max.body.size (413), each with its own
+ * small HTML page. While a worker holds a request evhttp reads nothing more from its
+ * connection, so the only failure it can meet is the client going away while an answer
+ * streams (the close callback).
  *
  * Thread-safety: lock order: a loop's mu and a call's mu are never held together; both
  * are leaves.
@@ -82,7 +83,6 @@ struct rest_resp {
     pthread_cond_t cv;
     bool written, gone;
     struct rest_resp *next;            /* in the loop's inbox */
-    struct rest_resp *lprev, *lnext;   /* in the loop's list of calls (loop thread only) */
     int64_t t0_ms;
 };
 
@@ -97,7 +97,6 @@ struct rest_loop {
     bool started;
     pthread_mutex_t mu; /* guards inbox */
     rest_resp *inbox_head, *inbox_tail;
-    rest_resp *calls; /* taken and not yet finished (loop thread only) */
 };
 
 struct rest_http {
@@ -240,15 +239,9 @@ static void count_answer(rest_server *s, int status, size_t bytes)
     atomic_fetch_add(&s->metrics.bytes_out, bytes);
 }
 
-/* The call is over: out of the loop's list, freed. */
+/* The call is over: freed. */
 static void finish(rest_loop *l, rest_resp *c)
 {
-    if (c->lprev)
-        c->lprev->lnext = c->lnext;
-    else if (l->calls == c)
-        l->calls = c->lnext;
-    if (c->lnext)
-        c->lnext->lprev = c->lprev;
     LOG_DEBUG("rest: %s %s from %s: %d (%lld ms)", c->req.method_name, c->req.path, c->req.peer,
               c->status, (long long)(clock_now_ms() - c->t0_ms));
     atomic_fetch_sub(&l->h->in_flight, 1);
@@ -418,37 +411,13 @@ static void reply_text(rest_http *h, struct evhttp_request *ev, int status, bool
     buf_free(&b);
 }
 
-/* A request evhttp gave up on (the URI is gone): ours is marked dead and answered; one we
- * never saw gets its error answered. */
-static void on_failed_request(rest_loop *l, struct evhttp_request *ev)
-{
-    for (rest_resp *c = l->calls; c; c = c->lnext)
-        if (c->ev == ev) {
-            c->ev = NULL;
-            evhttp_send_reply(ev, 500, "Internal Server Error", NULL);
-            signal_call(c, false, true);
-            return;
-        }
-    int code = evhttp_request_get_response_code(ev);
-    rest_server *s = l->h->s;
-    if (code == 413)
-        reply_text(l->h, ev, 413, true,
-                   "the request body is larger than rest.max.body.size (%zu bytes)",
-                   s->set.max_body_bytes);
-    else
-        reply_text(l->h, ev, code >= 400 && code < 600 ? code : 400, true,
-                   "the request line or headers could not be read (or pass rest.max.header.size, "
-                   "%zu bytes)",
-                   s->set.max_header_bytes);
-}
-
 static void on_request(struct evhttp_request *ev, void *arg)
 {
     rest_loop *l = arg;
     rest_http *h = l->h;
     rest_server *s = h->s;
-    if (!evhttp_request_get_uri(ev)) {
-        on_failed_request(l, ev);
+    if (!evhttp_request_get_uri(ev)) { /* evhttp answers failed requests itself */
+        evhttp_send_error(ev, 400, NULL);
         return;
     }
     const struct evhttp_uri *u = evhttp_request_get_evhttp_uri(ev);
@@ -479,10 +448,6 @@ static void on_request(struct evhttp_request *ev, void *arg)
         return;
     }
     atomic_fetch_add(&h->in_flight, 1);
-    c->lnext = l->calls;
-    if (l->calls)
-        l->calls->lprev = c;
-    l->calls = c;
     int rc = rest_work_submit(s->work, c);
     if (rc != ST_OK) {
         c->ev = NULL;

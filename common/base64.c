@@ -60,12 +60,12 @@ int base64_decode(buf_t *out, const char *text, size_t len)
         data--;
     if (data != len && len % 4 != 0)
         return st_error(ST_INVALID_ARGUMENT, "base64: padded text of %zu characters is not a "
-                                             "multiple of 4",
-                        len);
+                                             "multiple of 4 (the padding at offset %zu)",
+                        len, data);
     if (data % 4 == 1)
         return st_error(ST_INVALID_ARGUMENT, "base64: %zu characters cannot end a group (the "
-                                             "text is truncated)",
-                        data);
+                                             "text is truncated after offset %zu)",
+                        data, data - 1);
     if (buf_reserve(out, data / 4 * 3 + 2) != ST_OK)
         return st_error(ST_NOMEM, "base64: out of memory decoding %zu characters", len);
     uint8_t *o = out->data + out->len;

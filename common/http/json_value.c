@@ -568,6 +568,10 @@ bool json_value_int64(const json_value *v, int64_t *out)
     if (!v || (v->type != JSON_NUMBER && v->type != JSON_STRING) || v->len == 0 ||
         v->len > 20 || strlen(v->str) != v->len)
         return false;
+    /* only an optional '-' and digits: strtoll alone would take spaces and a '+' */
+    for (size_t i = v->str[0] == '-'; i < v->len; i++)
+        if (v->str[i] < '0' || v->str[i] > '9')
+            return false;
     char *end = NULL;
     errno = 0;
     long long x = strtoll(v->str, &end, 10);
@@ -585,7 +589,8 @@ bool json_value_bool(const json_value *v, bool *out)
         *out = v->b;
         return true;
     }
-    if (v->type == JSON_STRING && (strcasecmp(v->str, "true") == 0 || strcasecmp(v->str, "false") == 0)) {
+    if (v->type == JSON_STRING && strlen(v->str) == v->len &&
+        (strcasecmp(v->str, "true") == 0 || strcasecmp(v->str, "false") == 0)) {
         *out = strcasecmp(v->str, "true") == 0;
         return true;
     }

@@ -78,13 +78,20 @@ static bool name_char(unsigned char c)
     return name_start(c) || (c >= '0' && c <= '9') || c == '-' || c == '.';
 }
 
+static size_t char_len(const xparser *p, size_t at);
+
 static int parse_name(xparser *p, char **out)
 {
     size_t s = p->pos;
     if (s >= p->len || !name_start((unsigned char)p->t[s]))
         return xerr(p, s, "expected a name");
-    while (p->pos < p->len && name_char((unsigned char)p->t[p->pos]))
-        p->pos++;
+    while (p->pos < p->len && name_char((unsigned char)p->t[p->pos])) {
+        /* bytes >= 0x80 are name characters only as valid UTF-8 */
+        size_t n = (unsigned char)p->t[p->pos] < 0x80 ? 1 : char_len(p, p->pos);
+        if (n == 0)
+            return xerr(p, p->pos, "a byte that is not valid UTF-8 in a name");
+        p->pos += n;
+    }
     *out = strndup(p->t + s, p->pos - s);
     return *out ? ST_OK : nomem();
 }

@@ -788,6 +788,8 @@ int bench_main(int argc, char **argv)
         return bench_failover_main(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "ycsb") == 0)
         return bench_ycsb_main(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "rest") == 0)
+        return bench_rest_main(argc - 1, argv + 1);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0)) {
         char *help_argv[] = {argv[0], (char *)"--help", NULL};
         bench_cluster_main(2, help_argv); /* the cluster benchmark's options first */
@@ -799,6 +801,9 @@ int bench_main(int argc, char **argv)
         printf("\n");
         char *ycsb_argv[] = {(char *)"ycsb", (char *)"--help", NULL};
         bench_ycsb_main(2, ycsb_argv);
+        printf("\n");
+        char *rest_argv[] = {(char *)"rest", (char *)"--help", NULL};
+        bench_rest_main(2, rest_argv);
         return 0;
     }
     if (argc >= 2)

@@ -29,6 +29,11 @@ int bench_failover_main(int argc, char **argv);
  * tools/bench_ycsb.c, docs/performance.md "YCSB workloads"; --help lists every option). */
 int bench_ycsb_main(int argc, char **argv);
 
+/* strata bench rest (--dir D | --zk.quorum Q --rest HOST:PORT) [--clients 8,32] ... : gets
+ * and puts through the REST gateway against the C client, and the gateway's memory with
+ * open scanners (argv[0] is "rest"; tools/bench_rest.c, docs/rest.md). */
+int bench_rest_main(int argc, char **argv);
+
 /* strata verify linkedlist generate|verify|walk ... | strata verify acid ... : HBase's
  * IntegrationTestBigLinkedList and TestAcidGuarantees against a cluster (argv[0] is
  * "verify"; tools/verify_main.c, docs/reliability.md "Verifiers"; --help lists every

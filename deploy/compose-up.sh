@@ -129,8 +129,8 @@ cmd_up() {
   echo "Strata is up (project $project). Its pages, from this host:"
   local svc port ip id published
   for svc in $(docker-compose ps --services 2>/dev/null); do
-    case $svc in master* | rs*) ;; *) continue ;; esac
-    case $svc in master*) port=17010 ;; *) port=17030 ;; esac
+    case $svc in master* | rs* | rest) ;; *) continue ;; esac
+    case $svc in master*) port=17010 ;; rest) port=17080 ;; *) port=17030 ;; esac
     id=$(docker-compose ps -q "$svc" 2>/dev/null | head -n 1)
     [ -n "$id" ] || continue  # a template service (rs) not scaled up
     ip=$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}' "$id" |
@@ -139,6 +139,8 @@ cmd_up() {
     printf '  %-8s http://%s/  (also http://%s:%s/)\n' "$svc" "${published:-$ip:$port}" "$ip" "$port"
   done
   echo "A shell:        . $state/env && docker-compose run --rm client shell"
+  echo "REST gateway:   the rest line above (HBase's REST API, docs/rest.md), e.g."
+  echo "                curl -H 'Accept: application/json' <its URL>status/cluster"
   echo "Failover drills: deploy/drills/ (README there); stop it: deploy/compose-up.sh down"
 }
 

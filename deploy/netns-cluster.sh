@@ -371,11 +371,14 @@ make_network() {
 
 nsx() { local name=$1; shift; ip netns exec "strata-$SUF-$name" "$@"; }
 
-# The services that run region servers (command `regionserver`).
+# The services that run region servers (command `regionserver`). (An `if`, not `&&`: a
+# last service of another kind must not make the function fail under set -e.)
 rs_services() {
   local svc
   while read -r svc; do
-    [ "$(head -n 1 "$TMP/spec/$svc/command" 2>/dev/null)" = regionserver ] && echo "$svc"
+    if [ "$(head -n 1 "$TMP/spec/$svc/command" 2>/dev/null)" = regionserver ]; then
+      echo "$svc"
+    fi
   done <"$TMP/spec/services"
 }
 

@@ -11,10 +11,13 @@
  *     images (strata:local, strata-zookeeper:local) and brings the deployment up healthy;
  *     the host ports are moved (STRATA_HOST_[HTTP_]PORT_<SERVICE>) to free ones; the
  *     images run as non-root users; every HTTP page answers from the host on its
- *     published port (/healthz of all five servers, /readyz of the region servers,
- *     /metrics of each), and ZooKeeper's container is healthy;
+ *     published port (/healthz of all five servers and the REST gateway, /readyz of the
+ *     region servers, /metrics of each), and ZooKeeper's container is healthy;
  *   - client_writes: a client container (`docker-compose run --rm -T client shell -n`)
  *     creates table ct pre-split at r3, r6 and puts 90 rows r00..r89, and reads one back;
+ *   - rest: the REST gateway's service answers from the host on its published port: a
+ *     row the shell wrote read as octet-stream, a table created, written and scanned
+ *     through it (docs/rest.md);
  *   - drills: deploy/drills/master-kill.sh, rs-kill.sh and restart-all.sh, each exit 0
  *     (each writes its own linked list, breaks the deployment with Docker, and verifies
  *     every node) and prints its figures;
@@ -63,9 +66,10 @@ static const char *const port_vars[] = {
     "STRATA_HOST_PORT_MASTER1", "STRATA_HOST_HTTP_PORT_MASTER1", "STRATA_HOST_PORT_MASTER2",
     "STRATA_HOST_HTTP_PORT_MASTER2", "STRATA_HOST_PORT_RS1", "STRATA_HOST_HTTP_PORT_RS1",
     "STRATA_HOST_PORT_RS2", "STRATA_HOST_HTTP_PORT_RS2", "STRATA_HOST_PORT_RS3",
-    "STRATA_HOST_HTTP_PORT_RS3",
+    "STRATA_HOST_HTTP_PORT_RS3", "STRATA_HOST_PORT_REST",
 };
 #define N_PORTS (sizeof(port_vars) / sizeof(port_vars[0]))
+#define REST_PORT_INDEX (N_PORTS - 1) /* the pairs of RPC and HTTP ports come first */
 static int ports[N_PORTS];
 
 static int find_repo(void)
@@ -155,7 +159,7 @@ static void up(void **state)
     assert_int_equal(rc, 0);
     deployed = 1;
     /* The pages, from the host, on the published ports. */
-    for (size_t i = 1; i < N_PORTS; i += 2) {
+    for (size_t i = 1; i < REST_PORT_INDEX; i += 2) {
         const char *paths[] = {"/healthz", "/metrics", i >= 5 ? "/readyz" : NULL};
         for (size_t k = 0; k < 3 && paths[k]; k++) {
             thc_response r;
@@ -166,6 +170,13 @@ static void up(void **state)
             thc_response_free(&r);
         }
     }
+    /* The REST gateway's health, from the host. */
+    thc_response hr;
+    int hrc = thc_request(ports[REST_PORT_INDEX], "GET", "/healthz", NULL, NULL, 0, 5000, &hr);
+    if (hrc != 0 || hr.status != 200)
+        fail_msg("the REST gateway's /healthz on host port %d: %s %d", ports[REST_PORT_INDEX],
+                 hrc == 0 ? "status" : "no answer", hrc == 0 ? hr.status : 0);
+    thc_response_free(&hr);
     /* Non-root in every container, ZooKeeper healthy. */
     const char *services[] = {"zookeeper", "master1", "rs1", NULL};
     for (int i = 0; services[i]; i++) {
@@ -196,6 +207,46 @@ static void client_writes(void **state)
     assert_non_null(strstr(out, "value=v42"));
     assert_non_null(strstr(out, "r3"));
     free(out);
+}
+
+/* A request to the REST gateway's published port that must answer want. */
+static void rest_call(const char *method, const char *path, const char *headers,
+                      const char *body, int want, thc_response *out)
+{
+    int rc = thc_request(ports[REST_PORT_INDEX], method, path, headers, body,
+                         body ? strlen(body) : 0, 30000, out);
+    if (rc != 0 || out->status != want)
+        fail_msg("REST %s %s: %s %d (want %d): %.*s", method, path,
+                 rc == 0 ? "status" : "no answer", rc == 0 ? out->status : 0, want,
+                 rc == 0 ? (int)(out->body_len > 300 ? 300 : out->body_len) : 0,
+                 rc == 0 && out->body ? out->body : "");
+}
+
+static void rest(void **state)
+{
+    (void)state;
+    skip_unless_deployed();
+    thc_response r;
+    rest_call("GET", "/ct/r42/f:q", "Accept: application/octet-stream\r\n", NULL, 200, &r);
+    assert_int_equal(r.body_len, 3);
+    assert_memory_equal(r.body, "v42", 3);
+    thc_response_free(&r);
+    rest_call("PUT", "/rt/schema", "Content-Type: application/json\r\n",
+              "{\"name\":\"rt\",\"ColumnSchema\":[{\"name\":\"cf\"}]}", 201, &r);
+    thc_response_free(&r);
+    /* rows a and b: cf:q = "x" (eA==) */
+    rest_call("PUT", "/rt/batch", "Content-Type: application/json\r\n",
+              "{\"Row\":[{\"key\":\"YQ==\",\"Cell\":[{\"column\":\"Y2Y6cQ==\",\"$\":\"eA==\"}]},"
+              "{\"key\":\"Yg==\",\"Cell\":[{\"column\":\"Y2Y6cQ==\",\"$\":\"eA==\"}]}]}",
+              200, &r);
+    thc_response_free(&r);
+    rest_call("GET", "/rt/*", "Accept: application/json\r\n", NULL, 200, &r);
+    assert_non_null(strstr(r.body, "\"key\":\"YQ==\""));
+    assert_non_null(strstr(r.body, "\"key\":\"Yg==\""));
+    thc_response_free(&r);
+    rest_call("GET", "/version/cluster", "Accept: application/json\r\n", NULL, 200, &r);
+    assert_non_null(strstr(r.body, "\"Version\""));
+    thc_response_free(&r);
 }
 
 static void drill(const char *name)
@@ -315,7 +366,7 @@ int main(void)
         return rc;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(up),          cmocka_unit_test(client_writes),
+        cmocka_unit_test(up),          cmocka_unit_test(client_writes), cmocka_unit_test(rest),
         cmocka_unit_test(master_kill), cmocka_unit_test(rs_kill),
         cmocka_unit_test(restart_all), cmocka_unit_test(read_back),
     };

@@ -13,6 +13,7 @@
  * CellSets each preceded by its 4-byte big-endian length.
  * Thread-safety: reentrant; a writer belongs to one thread.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,8 @@ static int copy_bytes(rest_bytes *out, const void *p, size_t n)
     out->data = malloc(n ? n : 1);
     if (!out->data)
         return st_error(ST_NOMEM, "out of memory reading a CellSet");
-    memcpy(out->data, p, n);
+    if (n) /* p is NULL for an empty protobuf field */
+        memcpy(out->data, p, n);
     out->len = n;
     return ST_OK;
 }
@@ -60,8 +62,9 @@ static int parse_ts_text(const char *t, size_t n, int64_t *out, const char *wher
     memcpy(tmp, t, n);
     tmp[n] = '\0';
     char *end = NULL;
+    errno = 0;
     long long v = strtoll(tmp, &end, 10);
-    if (*end || end == tmp || (tmp[0] != '-' && (tmp[0] < '0' || tmp[0] > '9')))
+    if (errno || *end || end == tmp || (tmp[0] != '-' && (tmp[0] < '0' || tmp[0] > '9')))
         return st_error(ST_INVALID_ARGUMENT, "%s: timestamp '%s' is not an integer", where, tmp);
     *out = v;
     return ST_OK;
@@ -98,6 +101,8 @@ static int json_cell(const json_value *jc, rest_cell *c, size_t r, size_t i)
         size_t len = 0;
         const char *text = json_value_text(v, &len);
         int rc = ST_OK;
+        if (json_value_member(jc, key) != v) /* a repeated member would replace the first */
+            return st_error(ST_INVALID_ARGUMENT, "%s: %s is given twice", where, key);
         if (strcmp(key, "column") == 0 || strcmp(key, "$") == 0) {
             if (!v || v->type != JSON_STRING)
                 return st_error(ST_INVALID_ARGUMENT, "%s: \"%s\" must be a base64 string", where,
@@ -133,6 +138,8 @@ static int json_row(const json_value *jr, rest_row *row, size_t r)
     for (size_t k = 0; k < jr->n; k++) {
         const char *key = jr->keys[k];
         const json_value *v = jr->items[k];
+        if (json_value_member(jr, key) != v) /* a repeated member would replace the first */
+            return st_error(ST_INVALID_ARGUMENT, "Row %zu: %s is given twice", r, key);
         if (strcmp(key, "key") == 0) {
             if (v->type != JSON_STRING)
                 return st_error(ST_INVALID_ARGUMENT, "Row %zu: key must be a base64 string", r);
@@ -178,6 +185,8 @@ static int decode_json(const void *body, size_t len, rest_cellset *cs)
         if (strcmp(doc->keys[k], "Row") != 0)
             rc = st_error(ST_INVALID_ARGUMENT, "unknown member \"%s\" in a CellSet (it has Row)",
                           doc->keys[k]);
+        else if (json_value_member(doc, "Row") != doc->items[k])
+            rc = st_error(ST_INVALID_ARGUMENT, "a CellSet's Row is given twice");
     const json_value *rows = rc == ST_OK ? json_value_member(doc, "Row") : NULL;
     if (rc == ST_OK && rows && rows->type != JSON_ARRAY && rows->type != JSON_OBJECT)
         rc = st_error(ST_INVALID_ARGUMENT, "a CellSet's Row must be an array of rows");

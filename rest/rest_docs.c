@@ -879,9 +879,12 @@ static int props_xml(const void *body, size_t len, rest_props *p)
         for (size_t k = 0; rc == ST_OK && k < props->nchildren; k++) {
             const xml_node *e = props->children[k];
             const xml_node *key = xml_child(e, "key"), *val = xml_child(e, "value");
-            if (strcmp(e->name, "entry") != 0 || !key)
+            bool extra = e->nattrs || !xml_text_blank(e) || e->nchildren > (size_t)(val ? 2 : 1) ||
+                         (key && key->nchildren) || (val && val->nchildren);
+            if (strcmp(e->name, "entry") != 0 || !key || extra)
                 rc = st_error(ST_INVALID_ARGUMENT, "<properties> holds <entry><key>..</key>"
-                                                   "<value>..</value></entry> elements");
+                                                   "<value>..</value></entry> elements and "
+                                                   "nothing else");
             else
                 rc = add_prop(p, key->text, key->text_len, val ? val->text : "",
                               val ? val->text_len : 0);

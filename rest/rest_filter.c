@@ -35,7 +35,7 @@ static int put(buf_t *b, const char *s)
 static int quoted(buf_t *b, const void *p, size_t n, const char *what)
 {
     const char *s = p;
-    if (memchr(s, 0, n))
+    if (n && memchr(s, 0, n)) /* s is NULL for an empty value */
         return st_error(ST_INVALID_ARGUMENT,
                         "%s holds a zero byte, which Strata's filter language cannot carry", what);
     int rc = put(b, "'");
@@ -198,18 +198,21 @@ static int range(const json_value *f, const char *type, const char *lo_name, con
     return rc;
 }
 
-/* A list of sub-filters joined by AND / OR, each in parentheses; empty ones are left out. */
+/* A list of sub-filters joined by AND / OR, each in parentheses; empty ones are left out
+ * (an empty one in an OR makes the whole list empty). */
 static int join(const json_value *list, const char *type, const char *glue, bool reversed,
                 int depth, buf_t *b, bool *empty)
 {
     if (!list || list->type != JSON_ARRAY)
         return st_error(ST_INVALID_ARGUMENT, "%s needs a \"filters\" array", type);
     size_t written = 0;
+    bool all = false; /* an OR member passes everything: so does the OR (as in HBase) */
     int rc = ST_OK;
     for (size_t i = 0; rc == ST_OK && i < list->n; i++) {
         buf_t sub = {0};
         bool sub_empty = false;
         rc = build(list->items[i], reversed, depth + 1, &sub, &sub_empty);
+        all = all || (rc == ST_OK && sub_empty && strcmp(glue, " OR ") == 0);
         if (rc == ST_OK && !sub_empty) {
             rc = put(b, written ? glue : "(");
             if (rc == ST_OK && written)
@@ -222,7 +225,7 @@ static int join(const json_value *list, const char *type, const char *glue, bool
         }
         buf_free(&sub);
     }
-    *empty = written == 0;
+    *empty = written == 0 || all;
     return rc;
 }
 

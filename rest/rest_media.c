@@ -91,7 +91,7 @@ static int range_q(const char *s, size_t n)
             double q = strtod(num, &end);
             while (end && isspace((unsigned char)*end))
                 end++;
-            if (!end || *end || q < 0 || q > 1)
+            if (!end || *end || !(q >= 0 && q <= 1)) /* NaN too: (int)NaN is undefined */
                 return -1;
             return (int)(q * 1000 + 0.5);
         }

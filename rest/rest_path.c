@@ -226,7 +226,7 @@ static int parse_ts(const char *s, size_t n, int64_t *out)
         char *end = NULL;
         errno = 0;
         long long v = strtoll(text, &end, 10);
-        if (errno || *end || end == text || v < 0 || text[0] == '+' || text[0] == ' ')
+        if (errno || *end || end == text || v < 0 || text[0] < '0' || text[0] > '9')
             rc = ST_INVALID_ARGUMENT;
         else
             *out = v;

@@ -12,6 +12,7 @@
  * attributes are refused.
  * Thread-safety: reentrant.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,8 +78,10 @@ static int int_of(const char *name, const char *t, size_t n, int64_t min, int64_
     memcpy(tmp, t, n);
     tmp[n] = '\0';
     char *end = NULL;
+    errno = 0;
     long long v = strtoll(tmp, &end, 10);
-    if (*end || end == tmp || v < min || v > max)
+    if (errno || *end || end == tmp || v < min || v > max ||
+        !(tmp[0] == '-' || (tmp[0] >= '0' && tmp[0] <= '9')))
         return st_error(ST_INVALID_ARGUMENT, "Scanner %s '%s' is not an integer in [%lld, %lld]",
                         name, tmp, (long long)min, (long long)max);
     *out = v;
@@ -220,7 +223,8 @@ static int copy_pb(rest_bytes *out, const ProtobufCBinaryData *b)
     out->data = malloc(b->len ? b->len : 1);
     if (!out->data)
         return st_error(ST_NOMEM, "out of memory reading a Scanner");
-    memcpy(out->data, b->data, b->len);
+    if (b->len) /* data is NULL for an empty field */
+        memcpy(out->data, b->data, b->len);
     out->len = b->len;
     return ST_OK;
 }

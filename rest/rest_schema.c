@@ -176,6 +176,11 @@ static int decode_xml(const void *body, size_t len, rest_table_schema *s)
                           c->name);
             break;
         }
+        if (c->nchildren || !xml_text_blank(c)) {
+            rc = st_error(ST_INVALID_ARGUMENT, "<ColumnSchema> takes attributes only, no elements "
+                                               "or text");
+            break;
+        }
         rest_family_schema *f = new_family(s, xml_attr(c, "name"));
         if (!f) {
             rc = st_error(ST_NOMEM, "out of memory reading a TableSchema");
@@ -694,10 +699,13 @@ static int encode_pb(const strata_table_descriptor_t *td, strata_table_state sta
     size_t nt = table_kvs(td, state, t);
     size_t nv = strata_table_descriptor_value_count(td);
     size_t nf = strata_table_descriptor_family_count(td);
-    Strata__Rest__TableSchema__Attribute tattr[MAX_TABLE_KVS + 64];
-    Strata__Rest__TableSchema__Attribute *tptr[MAX_TABLE_KVS + 64];
-    if (nv > 64)
-        nv = 64;
+    Strata__Rest__TableSchema__Attribute *tattr = calloc(nt + nv, sizeof(*tattr));
+    Strata__Rest__TableSchema__Attribute **tptr = calloc(nt + nv, sizeof(*tptr));
+    if (!tattr || !tptr) {
+        free(tattr);
+        free(tptr);
+        return ST_NOMEM;
+    }
     for (size_t k = 0; k < nt + nv; k++) {
         Strata__Rest__TableSchema__Attribute init = STRATA__REST__TABLE_SCHEMA__ATTRIBUTE__INIT;
         tattr[k] = init;
@@ -736,9 +744,11 @@ static int encode_pb(const strata_table_descriptor_t *td, strata_table_state sta
         }
         cols[i].attrs = fptr + i * 16;
         cols[i].n_attrs = n;
+        /* the ttl field holds what fits (forever is 2147483647, as in HBase); a longer TTL
+         * travels only in its exact TTL attribute */
         int64_t ttl = strata_family_descriptor_get(f, STRATA_FAMILY_TTL);
-        cols[i].has_ttl = true;
-        cols[i].ttl = ttl > 2147483647 ? 2147483647 : (int32_t)ttl;
+        cols[i].has_ttl = ttl == STRATA_TTL_FOREVER || ttl < 2147483647;
+        cols[i].ttl = ttl == STRATA_TTL_FOREVER ? 2147483647 : (int32_t)ttl;
         cols[i].has_maxversions = true;
         cols[i].maxversions = (int32_t)strata_family_descriptor_get(f, STRATA_FAMILY_VERSIONS);
         cols[i].compression = (char *)(strata_family_descriptor_get(f, STRATA_FAMILY_COMPRESSION) ==
@@ -755,6 +765,8 @@ static int encode_pb(const strata_table_descriptor_t *td, strata_table_state sta
         if (rc == ST_OK)
             b->len += strata__rest__table_schema__pack(&m, b->data + b->len);
     }
+    free(tattr);
+    free(tptr);
     free(cols);
     free(cptr);
     free(fkv);

@@ -505,6 +505,76 @@ static void filter_seeds(void)
     seed("filter_parse", "with-extra-cells", with_cells, sizeof(with_cells) - 1);
 }
 
+/* A REST document: the selector byte (reader + 8 * media, fuzz_rest_docs.c), then the
+ * body. */
+static void rest_seed(const char *name, unsigned reader, unsigned media, const void *body,
+                      size_t n)
+{
+    buf_t b = {0};
+    check(buf_append_u8(&b, (uint8_t)(reader + 8 * media)), "rest seed");
+    check(buf_append(&b, body, n), "rest seed");
+    seed_buf("rest_docs", name, &b);
+    buf_free(&b);
+}
+
+static void rest_text(const char *name, unsigned reader, unsigned media, const char *text)
+{
+    rest_seed(name, reader, media, text, strlen(text));
+}
+
+static void rest_seeds(void)
+{
+    enum { JSON = 0, XML = 1, PB = 2 };
+    rest_text("cellset-json", 0, JSON,
+              "{\"Row\":[{\"key\":\"cm93MQ==\",\"Cell\":[{\"column\":\"Y2Y6YQ==\","
+              "\"timestamp\":1,\"$\":\"dmFsdWU=\"},{\"column\":\"Y2Y6Yg==\",\"$\":\"\"}]},"
+              "{\"key\":\"AP8=\",\"Cell\":{\"column\":\"Y2Y6\",\"$\":\"AAE=\"}}]}");
+    rest_text("cellset-xml", 0, XML,
+              "<?xml version=\"1.0\"?><CellSet><Row key=\"cm93MQ==\"><Cell column=\"Y2Y6YQ==\" "
+              "timestamp=\"5\">dmFsdWU=</Cell><!-- c --><Cell column=\"Y2Y6Yg==\"><![CDATA[AA==]]>"
+              "</Cell></Row></CellSet>");
+    /* CellSet { rows { key "r" values { column "cf:a" timestamp 7 data "v" } } } */
+    static const uint8_t pb_cellset[] = {0x0a, 0x11, 0x0a, 0x01, 'r', 0x12, 0x0c, 0x12,
+                                         0x04, 'c',  'f',  ':',  'a', 0x18, 0x07, 0x22,
+                                         0x01, 'v',  0x00, 0x00};
+    rest_seed("cellset-pb", 0, PB, pb_cellset, 19);
+    rest_text("schema-json", 1, JSON,
+              "{\"name\":\"t\",\"ColumnSchema\":[{\"name\":\"cf\",\"VERSIONS\":3,\"TTL\":"
+              "\"FOREVER\",\"BLOOMFILTER\":\"ROWCOL\",\"IN_MEMORY\":false}],\"DURABILITY\":"
+              "\"ASYNC_WAL\",\"SPLIT_POLICY\":\"x\"}");
+    rest_text("schema-xml", 1, XML,
+              "<TableSchema name=\"t\" IS_META=\"false\"><ColumnSchema name=\"cf\" "
+              "COMPRESSION=\"ZSTD\" KEEP_DELETED_CELLS=\"TRUE\"/></TableSchema>");
+    rest_text("scanner-json", 2, JSON,
+              "{\"startRow\":\"YQ==\",\"endRow\":\"eg==\",\"column\":[\"Y2Y=\"],\"batch\":10,"
+              "\"maxVersions\":2,\"reversed\":true,\"filter\":\"{\\\"type\\\":\\\"FilterList\\\","
+              "\\\"op\\\":\\\"MUST_PASS_ONE\\\",\\\"filters\\\":[{\\\"type\\\":\\\"PrefixFilter\\\","
+              "\\\"value\\\":\\\"YQ==\\\"},{\\\"type\\\":\\\"InclusiveStopFilter\\\",\\\"value\\\":"
+              "\\\"Yg==\\\"}]}\"}");
+    rest_text("scanner-xml", 2, XML,
+              "<Scanner batch=\"1\" startTime=\"0\" endTime=\"9\"><column>Y2Y6YQ==</column>"
+              "<filter>{\"type\":\"KeyOnlyFilter\"}</filter></Scanner>");
+    rest_text("props-json", 3, JSON, "{\"properties\":{\"owner\":\"ann\",\"n\":\"1\"}}");
+    rest_text("props-xml", 3, XML,
+              "<NamespaceProperties><properties><entry><key>k</key><value>v</value></entry>"
+              "</properties></NamespaceProperties>");
+    rest_text("filter-scvf", 4, JSON,
+              "{\"type\":\"SingleColumnValueFilter\",\"family\":\"Y2Y=\",\"qualifier\":"
+              "\"YQ==\",\"op\":\"EQUAL\",\"comparator\":{\"type\":\"SubstringComparator\","
+              "\"value\":\"it's\"},\"ifMissing\":true}");
+    rest_text("filter-ranges", 4, JSON,
+              "{\"type\":\"FilterList\",\"op\":\"MUST_PASS_ALL\",\"filters\":[{\"type\":"
+              "\"ColumnRangeFilter\",\"minColumn\":\"YQ==\",\"minColumnInclusive\":true,"
+              "\"maxColumn\":\"eg==\",\"maxColumnInclusive\":false},{\"type\":"
+              "\"MultiRowRangeFilter\",\"ranges\":[{\"startRow\":\"YQ==\",\"stopRow\":\"Yg==\"}]},"
+              "{\"type\":\"TimestampsFilter\",\"timestamps\":[1,2]},{\"type\":\"PageFilter\","
+              "\"value\":\"10\"}]}");
+    rest_text("rowspec", 5, JSON, "row%2C1,row9/cf:a,cf/100,200");
+    rest_text("rowspec-glob", 5, JSON, "ab%FF*/cf:q/42");
+    rest_text("accept", 6, JSON, "text/*;q=0.5, application/json;q=0.9, */*;q=0.1");
+    rest_text("content-type", 7, JSON, "application/json; charset=utf-8");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -525,6 +595,7 @@ int main(int argc, char **argv)
     block_seeds();
     rpc_seeds();
     filter_seeds();
+    rest_seeds();
     fio_remove_tree(scratch);
     return 0;
 }

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 secs=${1:-60}
 jobs=${STRATA_FUZZ_JOBS:-2}
 build=${STRATA_FUZZ_BUILD:-build-fuzz}
-read -r -a targets <<<"${STRATA_FUZZ_TARGETS:-wal wal_split storefile reference block rpc filter_parse}"
+read -r -a targets <<<"${STRATA_FUZZ_TARGETS:-wal wal_split storefile reference block rpc filter_parse rest_docs}"
 case "$secs" in '' | *[!0-9]*) echo "usage: $0 [seconds-per-target]" >&2; exit 2 ;; esac
 
 echo "fuzz: building ${targets[*]} in $build (clang, libFuzzer, ASan, UBSan)"

@@ -1,10 +1,12 @@
 /*
  * test_rest_load.c - the REST gateway under concurrent load while regions move
- * (docs/rest.md, "Tests"): a cluster of one master and three region servers with one
- * gateway; a table of four regions; eight writer threads PUT CellSets of ten rows each
- * (binary-safe keys and values) and two reader threads run stateless scans and stateful
- * scanners through the gateway, while the main thread moves the table's regions between
- * servers again and again. Every request must succeed (0 errors: the gateway's client
+ * (docs/rest.md, "Conformance"): a cluster of one master and three region servers with two
+ * gateways used as a load balancer would (the writers' requests alternate between them: the
+ * gateways share no state); a table of four regions; eight writer threads PUT CellSets of
+ * ten rows each (binary-safe keys and values) and two reader threads run stateless scans
+ * and stateful scanners (each reader on one gateway: a scanner lives in the gateway that
+ * made it), while the main thread moves the table's regions between servers again and
+ * again. Every request must succeed (0 errors: the gateway's client
  * retries moved regions within its operation timeout) and afterwards every row written
  * must come back through a scanner with its value.
  *
@@ -39,7 +41,8 @@
 #define MIN_MOVES 5
 
 static tc_cluster *cluster;
-static int port;
+static int ports[2]; /* rest-1, rest-2 */
+static int port;     /* rest-1: the final read-back */
 static atomic_int errors;
 static atomic_int writers_done;
 static atomic_long reads_done;
@@ -85,7 +88,8 @@ static void *writer(void *arg)
         }
         buf_append(&body, "]}", 2);
         thc_response r;
-        int rc = thc_request(port, "PUT", "/load/batch", "Content-Type: application/json\r\n",
+        int gw = ports[(i / ROWS_PER_PUT) % 2];
+        int rc = thc_request(gw, "PUT", "/load/batch", "Content-Type: application/json\r\n",
                              (const char *)body.data, body.len, 90000, &r);
         if (rc != 0 || r.status != 200)
             record_error("PUT of a CellSet", rc == 0 ? &r : NULL);
@@ -101,6 +105,7 @@ static void *writer(void *arg)
 /* One stateless scan of a quarter of the table; and one scanner paged to its end. */
 static void *reader(void *arg)
 {
+    int port = ports[(intptr_t)arg % 2];
     int n = 0;
     while (atomic_load(&writers_done) < WRITERS || n < 2) {
         thc_response r;
@@ -141,13 +146,14 @@ static void *reader(void *arg)
 
 static int setup(void **state)
 {
-    tc_options o = {.masters = 1, .regionservers = 3, .rest = 1};
+    tc_options o = {.masters = 1, .regionservers = 3, .rest = 2};
     if (tc_start(&o, &cluster) != ST_OK) {
         fprintf(stderr, "test_rest_load: cluster start failed: %s\n", st_errmsg());
         return -1;
     }
-    port = tc_http_port(cluster, "rest-1");
-    return port > 0 ? 0 : -1;
+    ports[0] = port = tc_http_port(cluster, "rest-1");
+    ports[1] = tc_http_port(cluster, "rest-2");
+    return ports[0] > 0 && ports[1] > 0 ? 0 : -1;
 }
 
 static int teardown(void **state)
@@ -195,7 +201,7 @@ static void test_load_while_regions_move(void **state)
     for (int i = 0; i < WRITERS; i++)
         pthread_create(&w[i], NULL, writer, (void *)(intptr_t)i);
     for (int i = 0; i < READERS; i++)
-        pthread_create(&r[i], NULL, reader, NULL);
+        pthread_create(&r[i], NULL, reader, (void *)(intptr_t)i);
     unsigned seed = tu_seed("test_rest_load");
     int moves = 0;
     while (atomic_load(&writers_done) < WRITERS) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/http/text.h"
 #include "common/status.h"
 
 void json_init(json_writer *w, buf_t *out)
@@ -116,40 +117,6 @@ void json_key(json_writer *w, const char *key)
     w->key_pending = true;
 }
 
-/* Length of the valid UTF-8 sequence at p (at most n bytes), or 0 if invalid. */
-static size_t utf8_len(const uint8_t *p, size_t n)
-{
-    uint8_t c = p[0];
-    size_t len;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (p[i] & 0x3F);
-    }
-    /* overlong forms, surrogates, past U+10FFFF */
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return len;
-}
-
 static const char *short_escape(uint8_t c)
 {
     switch (c) {
@@ -172,7 +139,7 @@ int json_append_string(buf_t *b, const void *s, size_t n)
     while (rc == ST_OK && i < n) {
         uint8_t c = p[i];
         const char *esc = short_escape(c);
-        size_t len = esc ? 1 : utf8_len(p + i, n - i);
+        size_t len = esc ? 1 : text_utf8_decode(p + i, n - i, NULL);
         if (esc) {
             rc = buf_append(b, esc, strlen(esc));
         } else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7F) {

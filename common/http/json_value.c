@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "common/buf.h"
+#include "common/http/text.h"
 #include "common/status.h"
 
 typedef struct jparser {
@@ -34,15 +35,8 @@ static int jerr(const jparser *p, size_t at, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i < at && i < p->len; i++) {
-        if (p->t[i] == '\n') {
-            line++;
-            col = 1;
-        } else {
-            col++;
-        }
-    }
+    size_t line, col;
+    text_line_col(p->t, p->len, at, &line, &col);
     return st_error(ST_INVALID_ARGUMENT, "JSON: %s at line %zu, column %zu (offset %zu)", what,
                     line, col, at);
 }
@@ -111,60 +105,8 @@ static int hex4(jparser *p, size_t at, unsigned *out)
 static int put_utf8(buf_t *b, unsigned cp)
 {
     uint8_t u[4];
-    size_t n;
-    if (cp < 0x80) {
-        u[0] = (uint8_t)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (uint8_t)(0xc0 | cp >> 6);
-        u[1] = (uint8_t)(0x80 | (cp & 0x3f));
-        n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (uint8_t)(0xe0 | cp >> 12);
-        u[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-        u[2] = (uint8_t)(0x80 | (cp & 0x3f));
-        n = 3;
-    } else {
-        u[0] = (uint8_t)(0xf0 | cp >> 18);
-        u[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
-        u[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-        u[3] = (uint8_t)(0x80 | (cp & 0x3f));
-        n = 4;
-    }
+    size_t n = text_utf8_encode(cp, u);
     return buf_append(b, u, n);
-}
-
-/* The length of a valid UTF-8 sequence at s[0..avail), or 0 when it is not one. */
-static size_t utf8_seq(const unsigned char *s, size_t avail)
-{
-    unsigned c = s[0];
-    size_t n;
-    unsigned cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (avail < n)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
 }
 
 static int parse_escape(jparser *p, buf_t *b)
@@ -226,7 +168,7 @@ static int parse_string(jparser *p, char **out, size_t *out_len)
                 unsigned char d = (unsigned char)p->t[run];
                 if (d == '"' || d == '\\' || d < 0x20)
                     break;
-                size_t n = utf8_seq((const unsigned char *)p->t + run, p->len - run);
+                size_t n = text_utf8_decode((const uint8_t *)p->t + run, p->len - run, NULL);
                 if (n == 0) {
                     rc = jerr(p, run, "invalid UTF-8 inside a string");
                     break;

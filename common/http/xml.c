@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/http/text.h"
 #include "common/status.h"
 
 typedef struct xparser {
@@ -33,15 +34,8 @@ static int xerr(const xparser *p, size_t at, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i < at && i < p->len; i++) {
-        if (p->t[i] == '\n') {
-            line++;
-            col = 1;
-        } else {
-            col++;
-        }
-    }
+    size_t line, col;
+    text_line_col(p->t, p->len, at, &line, &col);
     return st_error(ST_INVALID_ARGUMENT, "XML: %s at line %zu, column %zu (offset %zu)", what,
                     line, col, at);
 }
@@ -100,61 +94,18 @@ static int parse_name(xparser *p, char **out)
  * its length, or 0 for one XML forbids. */
 static size_t char_len(const xparser *p, size_t at)
 {
-    const unsigned char *s = (const unsigned char *)p->t + at;
-    size_t avail = p->len - at;
-    unsigned c = s[0];
-    if (c < 0x80)
-        return (c >= 0x20 || c == '\t' || c == '\n' || c == '\r') ? 1 : 0;
-    size_t n;
-    unsigned cp;
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (avail < n)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
-        return 0;
-    return n;
+    const uint8_t *s = (const uint8_t *)p->t + at;
+    if (s[0] < 0x80)
+        return (s[0] >= 0x20 || s[0] == '\t' || s[0] == '\n' || s[0] == '\r') ? 1 : 0;
+    uint32_t cp;
+    size_t n = text_utf8_decode(s, p->len - at, &cp);
+    return (n == 0 || cp == 0xfffe || cp == 0xffff) ? 0 : n;
 }
 
 static int put_utf8(buf_t *b, unsigned cp)
 {
     uint8_t u[4];
-    size_t n;
-    if (cp < 0x80) {
-        u[0] = (uint8_t)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (uint8_t)(0xc0 | cp >> 6);
-        u[1] = (uint8_t)(0x80 | (cp & 0x3f));
-        n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (uint8_t)(0xe0 | cp >> 12);
-        u[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-        u[2] = (uint8_t)(0x80 | (cp & 0x3f));
-        n = 3;
-    } else {
-        u[0] = (uint8_t)(0xf0 | cp >> 18);
-        u[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
-        u[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-        u[3] = (uint8_t)(0x80 | (cp & 0x3f));
-        n = 4;
-    }
+    size_t n = text_utf8_encode(cp, u);
     return buf_append(b, u, n) == ST_OK ? ST_OK : nomem();
 }
 

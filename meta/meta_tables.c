@@ -375,8 +375,9 @@ int meta_create_namespace(meta *m, const char *ns)
     return meta_create_namespace_props(m, ns, NULL, 0);
 }
 
-int meta_create_namespace_props(meta *m, const char *ns,
-                                Strata__Master__NamespaceProperty *const *props, size_t n)
+/* Writes a namespace's row with its properties: a new one (create) or an existing one. */
+static int ns_write(meta *m, const char *ns, Strata__Master__NamespaceProperty *const *props,
+                    size_t n, bool create)
 {
     int rc = meta_check_namespace(ns);
     if (rc != ST_OK)
@@ -387,32 +388,25 @@ int meta_create_namespace_props(meta *m, const char *ns,
         return rc;
     pthread_mutex_lock(&m->write_mu);
     rc = meta_namespace_exists(m, ns);
-    if (rc == ST_OK)
+    if (create && rc == ST_OK)
         rc = st_error(ST_EXISTS, "namespace %s already exists", ns);
-    else if (rc == ST_NOT_FOUND)
+    else if (create ? rc == ST_NOT_FOUND : rc == ST_OK)
         rc = meta_batch_commit(m, &b);
     pthread_mutex_unlock(&m->write_mu);
     meta_batch_free(&b);
     return rc;
 }
 
+int meta_create_namespace_props(meta *m, const char *ns,
+                                Strata__Master__NamespaceProperty *const *props, size_t n)
+{
+    return ns_write(m, ns, props, n, true);
+}
+
 int meta_modify_namespace(meta *m, const char *ns,
                           Strata__Master__NamespaceProperty *const *props, size_t n)
 {
-    int rc = meta_check_namespace(ns);
-    if (rc != ST_OK)
-        return rc;
-    meta_batch b;
-    rc = ns_batch(&b, ns, props, n);
-    if (rc != ST_OK)
-        return rc;
-    pthread_mutex_lock(&m->write_mu);
-    rc = meta_namespace_exists(m, ns);
-    if (rc == ST_OK)
-        rc = meta_batch_commit(m, &b);
-    pthread_mutex_unlock(&m->write_mu);
-    meta_batch_free(&b);
-    return rc;
+    return ns_write(m, ns, props, n, false);
 }
 
 int meta_get_namespace(meta *m, const char *ns, Strata__Master__NamespaceDescriptor **out)

@@ -362,6 +362,9 @@ void rest_rows_multiget(rest_server *s, const rest_req *req, rest_resp *resp, co
                         const char *const *segs, size_t nsegs);
 
 /* rest_scan.c */
+void rest_scan_stream(rest_server *s, rest_resp *resp, const char *table, rest_media media,
+                      strata_scanner_t *scanner, strata_result_t *first, int64_t limit,
+                      bool stream, size_t rows_per_flush);
 void rest_scan_stateless(rest_server *s, const rest_req *req, rest_resp *resp, const char *table,
                          const char *spec);
 void rest_scanner_create(rest_server *s, const rest_req *req, rest_resp *resp, const char *table);

@@ -81,6 +81,34 @@ static const char *shown(const rest_bytes *b, char *out, size_t cap)
 
 /* ---- GET ---- */
 
+/* Gets the row of spec (its columns and time range, up to max_versions versions); NULL
+ * when that failed, with the answer set and the failure counted. */
+static strata_result_t *fetch_row(rest_server *s, rest_resp *resp, const char *table,
+                                  const rest_rowspec *spec, int max_versions)
+{
+    char key[300];
+    strata_table_t *t = rest_table(s, table);
+    strata_get_t *g = strata_get_create((const char *)spec->row.data, spec->row.len);
+    if (!t || !g) {
+        strata_get_destroy(g);
+        rest_resp_error(resp, 503, "the gateway is out of memory");
+        return NULL;
+    }
+    spec_columns(spec, g, NULL);
+    strata_get_set_max_versions(g, max_versions);
+    if (spec->has_time)
+        strata_get_set_time_range(g, spec->start_time, spec->end_time);
+    char *err = NULL;
+    strata_result_t *r = strata_table_get(t, g, &err);
+    strata_get_destroy(g);
+    if (!r) {
+        atomic_fetch_add(&s->metrics.get_failed, 1);
+        rest_fail(resp, err, "get of row '%s' of table %s", shown(&spec->row, key, sizeof(key)),
+                  table);
+    }
+    return r;
+}
+
 static void get_binary(rest_server *s, const rest_req *req, rest_resp *resp, const char *table,
                        const rest_rowspec *spec)
 {
@@ -91,26 +119,9 @@ static void get_binary(rest_server *s, const rest_req *req, rest_resp *resp, con
                                    "application/x-protobuf reads whole rows)");
         return;
     }
-    strata_table_t *t = rest_table(s, table);
-    strata_get_t *g = strata_get_create((const char *)spec->row.data, spec->row.len);
-    if (!t || !g) {
-        strata_get_destroy(g);
-        rest_resp_error(resp, 503, "the gateway is out of memory");
+    strata_result_t *r = fetch_row(s, resp, table, spec, 1);
+    if (!r)
         return;
-    }
-    spec_columns(spec, g, NULL);
-    strata_get_set_max_versions(g, 1);
-    if (spec->has_time)
-        strata_get_set_time_range(g, spec->start_time, spec->end_time);
-    char *err = NULL;
-    strata_result_t *r = strata_table_get(t, g, &err);
-    strata_get_destroy(g);
-    if (!r) {
-        atomic_fetch_add(&s->metrics.get_failed, 1);
-        rest_fail(resp, err, "get of row '%s' of table %s", shown(&spec->row, key, sizeof(key)),
-                  table);
-        return;
-    }
     if (strata_result_cell_count(r) == 0) {
         atomic_fetch_add(&s->metrics.get_failed, 1);
         rest_resp_error(resp, 404, "row '%s' of table %s has no such cell",
@@ -133,26 +144,9 @@ static void get_one_row(rest_server *s, rest_resp *resp, const char *table,
                         const rest_rowspec *spec, rest_media media)
 {
     char key[300];
-    strata_table_t *t = rest_table(s, table);
-    strata_get_t *g = strata_get_create((const char *)spec->row.data, spec->row.len);
-    if (!t || !g) {
-        strata_get_destroy(g);
-        rest_resp_error(resp, 503, "the gateway is out of memory");
+    strata_result_t *r = fetch_row(s, resp, table, spec, spec->max_versions);
+    if (!r)
         return;
-    }
-    spec_columns(spec, g, NULL);
-    strata_get_set_max_versions(g, spec->max_versions);
-    if (spec->has_time)
-        strata_get_set_time_range(g, spec->start_time, spec->end_time);
-    char *err = NULL;
-    strata_result_t *r = strata_table_get(t, g, &err);
-    strata_get_destroy(g);
-    if (!r) {
-        atomic_fetch_add(&s->metrics.get_failed, 1);
-        rest_fail(resp, err, "get of row '%s' of table %s", shown(&spec->row, key, sizeof(key)),
-                  table);
-        return;
-    }
     if (strata_result_cell_count(r) == 0) {
         atomic_fetch_add(&s->metrics.get_failed, 1);
         rest_resp_error(resp, 404, "row '%s' of table %s not found (no cells%s)",
@@ -206,39 +200,7 @@ static void get_range(rest_server *s, rest_resp *resp, const char *table, const 
         strata_scanner_close(scanner);
         return;
     }
-    rest_cellset_writer w;
-    int rc = rest_cellset_begin(&w, media, rest_resp_body(resp), false);
-    while (rc == ST_OK && r) {
-        rc = rest_cellset_add_result(&w, r);
-        strata_result_destroy(r);
-        r = NULL;
-        if (rc == ST_OK)
-            rc = rest_cellset_flush_point(&w);
-        if (rc == ST_OK)
-            rc = rest_resp_maybe_flush(resp);
-        if (rc == ST_OK)
-            r = strata_scanner_next(scanner, &err);
-        if (err) {
-            rest_fail(resp, err, "scan of table %s", table);
-            err = NULL;
-            rc = ST_IO;
-        }
-    }
-    strata_result_destroy(r);
-    strata_scanner_close(scanner);
-    if (rc == ST_OK)
-        rc = rest_cellset_end(&w);
-    else
-        rest_cellset_end(&w);
-    if (rc == ST_OK) {
-        atomic_fetch_add(&s->metrics.scan_ok, 1);
-    } else {
-        atomic_fetch_add(&s->metrics.scan_failed, 1);
-        if (rc == ST_NOMEM)
-            rest_resp_error(resp, 503, "the gateway is out of memory");
-        else if (rc == ST_CLOSED)
-            rest_resp_error(resp, 503, "the client went away");
-    }
+    rest_scan_stream(s, resp, table, media, scanner, r, INT64_MAX, false, 1);
 }
 
 void rest_rows_get(rest_server *s, const rest_req *req, rest_resp *resp, const char *table,
@@ -470,6 +432,42 @@ static void put_cellset(rest_server *s, rest_resp *resp, const char *table,
     strata_batch_destroy(b);
 }
 
+/* The column a check names, split into family and qualifier. */
+typedef struct checked_column {
+    const uint8_t *cf, *cq;
+    size_t cfl, cql;
+} checked_column;
+
+/* Applies m when the checked cell holds check->value; answers 304 (with note) when it does
+ * not, and counts the outcome in ok or failed. Takes m. */
+static void apply_checked(rest_server *s, rest_resp *resp, const char *table, const char *what,
+                          const checked_column *col, const rest_cell *check,
+                          strata_mutation_t *m, atomic_uint_fast64_t *ok,
+                          atomic_uint_fast64_t *failed, const char *note)
+{
+    strata_table_t *t = rest_table(s, table);
+    char *err = NULL;
+    unsigned char applied =
+        t ? strata_table_check_and_mutate(t, (const char *)col->cf, col->cfl,
+                                          (const char *)col->cq, col->cql, STRATA_EQUAL,
+                                          (const char *)check->value.data, check->value.len, m,
+                                          &err)
+          : 0;
+    strata_mutation_destroy(m);
+    if (err || !t) {
+        atomic_fetch_add(failed, 1);
+        if (err)
+            rest_fail(resp, err, "%s in table %s", what, table);
+        else
+            rest_resp_error(resp, 503, "the gateway is out of memory");
+    } else if (!applied) {
+        atomic_fetch_add(failed, 1);
+        rest_resp_error(resp, 304, "%s", note);
+    } else {
+        atomic_fetch_add(ok, 1);
+    }
+}
+
 static void check_and_put(rest_server *s, rest_resp *resp, const char *table,
                           const rest_rowspec *spec, const rest_cellset *cs)
 {
@@ -520,27 +518,10 @@ static void check_and_put(rest_server *s, rest_resp *resp, const char *table,
         strata_mutation_destroy(m);
         return;
     }
-    strata_table_t *t = rest_table(s, table);
-    char *err = NULL;
-    unsigned char applied =
-        t ? strata_table_check_and_mutate(t, (const char *)cf, cfl, (const char *)cq, cql,
-                                          STRATA_EQUAL, (const char *)check->value.data,
-                                          check->value.len, m, &err)
-          : 0;
-    strata_mutation_destroy(m);
-    if (err || !t) {
-        atomic_fetch_add(&s->metrics.put_failed, 1);
-        if (err)
-            rest_fail(resp, err, "check-and-put into table %s", table);
-        else
-            rest_resp_error(resp, 503, "the gateway is out of memory");
-    } else if (!applied) {
-        atomic_fetch_add(&s->metrics.put_failed, 1);
-        rest_resp_error(resp, 304, "value not modified: the checked cell did not hold the given "
-                                   "value");
-    } else {
-        atomic_fetch_add(&s->metrics.put_ok, 1);
-    }
+    checked_column col = {cf, cq, cfl, cql};
+    apply_checked(s, resp, table, "check-and-put", &col, check, m, &s->metrics.put_ok,
+                  &s->metrics.put_failed,
+                  "value not modified: the checked cell did not hold the given value");
 }
 
 static void check_and_delete(rest_server *s, rest_resp *resp, const char *table,
@@ -600,27 +581,10 @@ static void check_and_delete(rest_server *s, rest_resp *resp, const char *table,
     if (r->ncells == 1) /* only the checked cell: delete every version of its column */
         strata_delete_column(m, (const char *)cf, cfl, (const char *)cq, cql,
                              STRATA_LATEST_TIMESTAMP);
-    strata_table_t *t = rest_table(s, table);
-    char *err = NULL;
-    unsigned char applied =
-        t ? strata_table_check_and_mutate(t, (const char *)cf, cfl, (const char *)cq, cql,
-                                          STRATA_EQUAL, (const char *)check->value.data,
-                                          check->value.len, m, &err)
-          : 0;
-    strata_mutation_destroy(m);
-    if (err || !t) {
-        atomic_fetch_add(&s->metrics.delete_failed, 1);
-        if (err)
-            rest_fail(resp, err, "check-and-delete in table %s", table);
-        else
-            rest_resp_error(resp, 503, "the gateway is out of memory");
-    } else if (!applied) {
-        atomic_fetch_add(&s->metrics.delete_failed, 1);
-        rest_resp_error(resp, 304, "delete check failed: the checked cell did not hold the given "
-                                   "value");
-    } else {
-        atomic_fetch_add(&s->metrics.delete_ok, 1);
-    }
+    checked_column col = {cf, cq, cfl, cql};
+    apply_checked(s, resp, table, "check-and-delete", &col, check, m, &s->metrics.delete_ok,
+                  &s->metrics.delete_failed,
+                  "delete check failed: the checked cell did not hold the given value");
 }
 
 /* check=append and check=increment: one row, every cell a column (the path's i-th when the

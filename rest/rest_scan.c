@@ -125,6 +125,55 @@ static char *prefix_filter(const char *prefix, size_t n, const char *user)
     return (char *)f.data;
 }
 
+/* Writes the rows of scanner, from first (may be NULL: none), as one CellSet answer (or a
+ * stream of them), at most limit rows, flushing to the client every rows_per_flush rows;
+ * closes the scanner and counts the scan. */
+void rest_scan_stream(rest_server *s, rest_resp *resp, const char *table, rest_media media,
+                      strata_scanner_t *scanner, strata_result_t *first, int64_t limit,
+                      bool stream, size_t rows_per_flush)
+{
+    char *err = NULL;
+    strata_result_t *r = first;
+    rest_cellset_writer w;
+    int rc = rest_cellset_begin(&w, media, rest_resp_body(resp), stream);
+    int64_t rows = 0;
+    size_t in_set = 0;
+    while (rc == ST_OK && r) {
+        rc = rest_cellset_add_result(&w, r);
+        strata_result_destroy(r);
+        r = NULL;
+        rows++;
+        if (rc == ST_OK && ++in_set >= rows_per_flush) {
+            rc = rest_cellset_flush_point(&w);
+            in_set = 0;
+            if (rc == ST_OK)
+                rc = rest_resp_maybe_flush(resp);
+        }
+        if (rc == ST_OK && rows < limit)
+            r = strata_scanner_next(scanner, &err);
+        if (err) {
+            rest_fail(resp, err, "scan of table %s", table);
+            err = NULL;
+            rc = ST_IO;
+        }
+    }
+    strata_result_destroy(r);
+    strata_scanner_close(scanner);
+    if (rc == ST_OK)
+        rc = rest_cellset_end(&w);
+    else
+        rest_cellset_end(&w);
+    if (rc == ST_OK) {
+        atomic_fetch_add(&s->metrics.scan_ok, 1);
+    } else {
+        atomic_fetch_add(&s->metrics.scan_failed, 1);
+        if (rc == ST_NOMEM)
+            rest_resp_error(resp, 503, "the gateway is out of memory");
+        else if (rc == ST_CLOSED)
+            rest_resp_error(resp, 503, "the client went away");
+    }
+}
+
 /* Builds the stateless scan of the query: the prefix bounds it (a forward scan runs from
  * the prefix to its successor, a reversed one from the successor down, filtered by a
  * PrefixFilter), startrow and endrow replace those bounds. NULL: answered. */
@@ -257,44 +306,7 @@ void rest_scan_stateless(rest_server *s, const rest_req *req, rest_resp *resp, c
         strata_scanner_close(scanner);
         return;
     }
-    rest_cellset_writer w;
-    int rc = rest_cellset_begin(&w, media, rest_resp_body(resp), true);
-    int64_t rows = 0;
-    size_t in_set = 0;
-    while (rc == ST_OK && r) {
-        rc = rest_cellset_add_result(&w, r);
-        strata_result_destroy(r);
-        r = NULL;
-        rows++;
-        if (rc == ST_OK && ++in_set >= STREAM_ROWS_PER_SET) {
-            rc = rest_cellset_flush_point(&w);
-            in_set = 0;
-            if (rc == ST_OK)
-                rc = rest_resp_maybe_flush(resp);
-        }
-        if (rc == ST_OK && rows < limit)
-            r = strata_scanner_next(scanner, &err);
-        if (err) {
-            rest_fail(resp, err, "scan of table %s", table);
-            err = NULL;
-            rc = ST_IO;
-        }
-    }
-    strata_result_destroy(r);
-    strata_scanner_close(scanner);
-    if (rc == ST_OK)
-        rc = rest_cellset_end(&w);
-    else
-        rest_cellset_end(&w);
-    if (rc == ST_OK) {
-        atomic_fetch_add(&s->metrics.scan_ok, 1);
-    } else {
-        atomic_fetch_add(&s->metrics.scan_failed, 1);
-        if (rc == ST_NOMEM)
-            rest_resp_error(resp, 503, "the gateway is out of memory");
-        else if (rc == ST_CLOSED)
-            rest_resp_error(resp, 503, "the client went away");
-    }
+    rest_scan_stream(s, resp, table, media, scanner, r, limit, true, STREAM_ROWS_PER_SET);
 }
 
 /* ---- stateful scanners ---- */

@@ -329,6 +329,9 @@ int config_load_args(config *c, int argc, char *const *argv)
             return st_error(ST_INVALID_ARGUMENT, "flag '%s' is too long", a);
         memcpy(key, a + 2, klen);
         key[klen] = 0;
+        if (!find(c, key))
+            return st_error(ST_INVALID_ARGUMENT, "unknown flag --%s (no configuration key '%s')",
+                            key, key);
         if (eq)
             value = eq + 1;
         else if (i + 1 < argc)

@@ -28,6 +28,8 @@ typedef struct parser {
     const char *text;
     const char *p;
     int depth;
+    int line0;     /* the line of text[0] (0: do not name lines) */
+    int col0;      /* the column of text[0] on that line */
     int rc;        /* first failure, ST_OK while none */
     char err[300]; /* its message */
 } parser;
@@ -240,8 +242,20 @@ static int fail(parser *ps, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    snprintf(ps->err, sizeof(ps->err), "syntax error at column %d: %s", (int)(ps->p - ps->text) + 1,
-             what);
+    int line = ps->line0, col = ps->col0;
+    for (const char *q = ps->text; q < ps->p; q++) {
+        if (*q == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    if (ps->line0 > 0)
+        snprintf(ps->err, sizeof(ps->err), "syntax error at line %d, column %d: %s", line, col,
+                 what);
+    else
+        snprintf(ps->err, sizeof(ps->err), "syntax error at column %d: %s", col, what);
     ps->rc = ST_INVALID_ARGUMENT;
     return ps->rc;
 }
@@ -255,17 +269,25 @@ static int nomem(parser *ps)
     return ps->rc;
 }
 
+/* Skips blanks, line ends and comments ('#' to the end of its line). */
 static void skip_ws(parser *ps)
 {
-    while (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\r' || *ps->p == '\n')
-        ps->p++;
+    for (;;) {
+        while (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\r' || *ps->p == '\n' ||
+               (*ps->p == '\\' && ps->p[1] == '\n')) /* a line continued */
+            ps->p += *ps->p == '\\' ? 2 : 1;
+        if (*ps->p != '#')
+            return;
+        while (*ps->p && *ps->p != '\n')
+            ps->p++;
+    }
 }
 
-/* Whether the rest is empty or a comment. */
+/* Whether the rest is empty or comments. */
 static bool at_end(parser *ps)
 {
     skip_ws(ps);
-    return *ps->p == '\0' || *ps->p == '#';
+    return *ps->p == '\0';
 }
 
 static bool ident_start(char c)
@@ -672,7 +694,12 @@ static int parse_stmt(parser *ps, shell_stmt *out)
 
 int shell_parse_stmt(const char *text, shell_stmt *out)
 {
-    parser ps = {.text = text, .p = text, .rc = ST_OK};
+    return shell_parse_stmt_at(text, 0, 1, out);
+}
+
+int shell_parse_stmt_at(const char *text, int line, int col, shell_stmt *out)
+{
+    parser ps = {.text = text, .p = text, .line0 = line, .col0 = col, .rc = ST_OK};
     memset(out, 0, sizeof(*out));
     int rc = parse_stmt(&ps, out);
     if (rc == ST_OK && ps.rc == ST_OK)
@@ -712,9 +739,13 @@ int shell_split_stmts(const char *line, char ***out, size_t *n)
     size_t k = 0;
     int depth = 0, rc = ST_OK;
     const char *start = line, *p = line;
-    while (rc == ST_OK && *p && *p != '#') {
+    while (rc == ST_OK && *p) {
         if (*p == '\'' || *p == '"') {
             p = skip_string(p);
+            continue;
+        }
+        if (*p == '#') {
+            p += strcspn(p, "\n");
             continue;
         }
         if (*p == '[' || *p == '{' || *p == '(')
@@ -745,4 +776,49 @@ void shell_split_free(char **v, size_t n)
     for (size_t i = 0; v && i < n; i++)
         free(v[i]);
     free(v);
+}
+
+/* Like skip_string, and whether the string was closed. */
+static const char *skip_string_closed(const char *p, bool *closed)
+{
+    char q = *p++;
+    while (*p && *p != q)
+        p += (*p == '\\' && p[1]) ? 2 : 1;
+    *closed = *p == q;
+    return *p ? p + 1 : p;
+}
+
+int shell_text_open(const char *text)
+{
+    int depth = 0;
+    char last = 0, prev = 0; /* the last two characters outside strings and comments that
+                                are not blanks */
+    const char *p = text;
+    while (*p) {
+        if (*p == '\'' || *p == '"') {
+            bool closed;
+            p = skip_string_closed(p, &closed);
+            if (!closed)
+                return depth + 1;
+            prev = last;
+            last = '"';
+            continue;
+        }
+        if (*p == '#') {
+            p += strcspn(p, "\n");
+            continue;
+        }
+        if (*p == '[' || *p == '{' || *p == '(')
+            depth++;
+        else if ((*p == ']' || *p == '}' || *p == ')') && depth > 0)
+            depth--;
+        if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
+            prev = last;
+            last = *p;
+        }
+        p++;
+    }
+    if (depth > 0)
+        return depth;
+    return last == ',' || last == '\\' || (prev == '=' && last == '>') ? 1 : 0;
 }

@@ -15,7 +15,9 @@
  * identifier such as NAME or VERSIONS, which stands for the string of its own name, as
  * HBase's shell constants do). Key => value pairs at the end of the argument list
  * without braces form one hash argument (Ruby's trailing-hash rule). '#' starts a
- * comment outside strings; ';' separates statements on one line.
+ * comment (to the end of its line) outside strings; ';' separates statements. A statement
+ * may span lines while a bracket, brace, parenthesis or string is open or a line ends in
+ * ',', '=>' or '\\' (shell_text_open).
  *
  * Binary strings: HBase prints bytes with Bytes.toStringBinary (printable ASCII 0x20-0x7E
  * except '\' as is, every other byte as \xNN, upper-case hex) and reads split keys and
@@ -65,7 +67,15 @@ typedef struct shell_stmt {
  * or ST_INVALID_ARGUMENT with st_errmsg() "syntax error at column N: ..." (1-based) and
  * *out empty; ST_NOMEM. */
 int shell_parse_stmt(const char *text, shell_stmt *out);
+/* The same for a statement that starts at line `line`, column `col` of a script: errors
+ * say "syntax error at line L, column C: ..." (line 0: as shell_parse_stmt). */
+int shell_parse_stmt_at(const char *text, int line, int col, shell_stmt *out);
 void shell_stmt_free(shell_stmt *st);
+
+/* Whether text needs more lines to be a whole statement, as Ruby reads it: 0 when it is
+ * whole; otherwise the nesting (at least 1) of what is still open: a bracket, brace or
+ * parenthesis, a string, or a line ending in ',', '=>' or '\\'. Comments do not count. */
+int shell_text_open(const char *text);
 void shell_value_free(shell_value *v);
 
 /* Splits a line into statements at ';' outside strings, brackets and comments. ST_OK

@@ -3,9 +3,12 @@
  * interactive terminal with libedit (prompt `strata(main):NNN:0> `, history in
  * ~/.strata_history), and `exit` / `quit`.
  *
- * Per statement: split the line at ';' -> parse -> exit/quit, or dispatch. A failure
- * (syntax, unknown command, failed command) ends a non-interactive run with status 1;
- * an interactive one goes on.
+ * Lines gather until they make whole statements (shell_text_open: a hash, array or string
+ * may span lines, as may a line ending in ',' or '=>'); then per statement: split at ';'
+ * -> parse (a syntax error names its line and column) -> exit/quit, or dispatch. A
+ * failure (syntax, unknown command, failed command) ends a non-interactive run with
+ * status 1; an interactive one goes on. The interactive prompt is IRB's:
+ * `strata(main):NNN:0> ` for a new statement, `strata(main):NNN:D* ` inside one.
  *
  * Thread-safety: a session belongs to one thread.
  */
@@ -78,11 +81,12 @@ static int exit_status(shell_session *s, const shell_stmt *st)
     return s->cfg.interactive ? SHELL_CONTINUE : 1;
 }
 
-/* One statement: SHELL_CONTINUE, or the status to stop with. */
-static int run_stmt(shell_session *s, const char *text)
+/* One statement starting at line `line`, column `col`: SHELL_CONTINUE, or the status to
+ * stop with. */
+static int run_stmt(shell_session *s, const char *text, int line, int col)
 {
     shell_stmt st;
-    if (shell_parse_stmt(text, &st) != ST_OK) {
+    if (shell_parse_stmt_at(text, line, col, &st) != ST_OK) {
         fprintf(s->cfg.interactive ? s->out : s->err, "ERROR: %s\n", st_errmsg());
         return s->cfg.interactive ? SHELL_CONTINUE : 1;
     }
@@ -95,35 +99,86 @@ static int run_stmt(shell_session *s, const char *text)
     return result;
 }
 
-static int run_line(shell_session *s, const char *line)
+/* Whole statements (text, which starts at line first_line): split at ';', each run with
+ * the line and column it starts at. */
+static int run_chunk(shell_session *s, const char *text, int first_line)
 {
     char **stmts = NULL;
     size_t n = 0;
-    if (shell_split_stmts(line, &stmts, &n) != ST_OK) {
+    if (shell_split_stmts(text, &stmts, &n) != ST_OK) {
         fprintf(s->err, "ERROR: %s\n", st_errmsg());
         return 1;
     }
     int result = SHELL_CONTINUE;
-    for (size_t i = 0; i < n && result == SHELL_CONTINUE; i++)
-        result = run_stmt(s, stmts[i]);
+    size_t off = 0; /* the pieces are text's, in order, each followed by its ';' */
+    for (size_t i = 0; i < n && result == SHELL_CONTINUE; i++) {
+        int line = first_line, col = 1;
+        for (size_t k = 0; k < off; k++) {
+            if (text[k] == '\n') {
+                line++;
+                col = 1;
+            } else {
+                col++;
+            }
+        }
+        result = run_stmt(s, stmts[i], line, col);
+        off += strlen(stmts[i]) + 1;
+    }
     shell_split_free(stmts, n);
+    return result;
+}
+
+/* Lines gathered until they make whole statements (a hash or array may span lines). */
+typedef struct pending {
+    buf_t text;
+    int first_line;
+} pending;
+
+/* Adds line number line_no; runs what is gathered once it is whole. *open: what is still
+ * open (shell_text_open), for the prompt. */
+static int feed_line(shell_session *s, pending *pd, const char *line, int line_no, int *open)
+{
+    *open = 0;
+    if (pd->text.len == 0)
+        pd->first_line = line_no;
+    else if (buf_append_u8(&pd->text, '\n') != ST_OK)
+        return fprintf(s->err, "ERROR: out of memory reading line %d\n", line_no), 1;
+    if (buf_append(&pd->text, line, strlen(line)) != ST_OK || buf_append_u8(&pd->text, 0) != ST_OK)
+        return fprintf(s->err, "ERROR: out of memory reading line %d\n", line_no), 1;
+    pd->text.len--;
+    if ((*open = shell_text_open((const char *)pd->text.data)) > 0)
+        return SHELL_CONTINUE;
+    int result = run_chunk(s, (const char *)pd->text.data, pd->first_line);
+    buf_reset(&pd->text);
+    return result;
+}
+
+/* The end of the input: what is gathered runs as it is (the parser names what is open). */
+static int feed_end(shell_session *s, pending *pd, int result)
+{
+    if (result == SHELL_CONTINUE && pd->text.len > 0)
+        result = run_chunk(s, (const char *)pd->text.data, pd->first_line);
+    buf_free(&pd->text);
     return result;
 }
 
 int shell_run_text(shell_session *s, const char *text)
 {
-    int result = SHELL_CONTINUE;
+    int result = SHELL_CONTINUE, line_no = 0, open;
+    pending pd = {0};
     const char *p = text;
     while (result == SHELL_CONTINUE && *p) {
         size_t len = strcspn(p, "\n");
         char *line = strndup(p, len);
-        if (!line)
+        if (!line) {
+            buf_free(&pd.text);
             return 1;
-        result = run_line(s, line);
+        }
+        result = feed_line(s, &pd, line, ++line_no, &open);
         free(line);
         p += len + (p[len] == '\n');
     }
-    return result;
+    return feed_end(s, &pd, result);
 }
 
 int shell_run_stream(shell_session *s, FILE *in)
@@ -131,14 +186,15 @@ int shell_run_stream(shell_session *s, FILE *in)
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
-    int result = SHELL_CONTINUE;
+    int result = SHELL_CONTINUE, line_no = 0, open;
+    pending pd = {0};
     while (result == SHELL_CONTINUE && (n = getline(&line, &cap, in)) >= 0) {
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
             line[--n] = '\0';
-        result = run_line(s, line);
+        result = feed_line(s, &pd, line, ++line_no, &open);
     }
     free(line);
-    return result;
+    return feed_end(s, &pd, result);
 }
 
 /* ---- interactive ---- */
@@ -197,8 +253,12 @@ int shell_run_interactive(shell_session *s)
             "Use \"exit\" to quit this interactive shell.\n"
             "Version %s, rUnknown, %s\n",
             SHELL_VERSION, __DATE__);
+    pending pd = {0};
+    int open = 0;
     while (result == SHELL_CONTINUE) {
-        snprintf(prompt, sizeof(prompt), "strata(main):%03d:0> ", ++s->line_no);
+        /* IRB's prompts: "> " for a new statement, "* " (with the nesting) inside one */
+        snprintf(prompt, sizeof(prompt), "strata(main):%03d:%d%s ", ++s->line_no, open,
+                 open ? "*" : ">");
         fflush(s->out);
         char *line = readline(prompt);
         if (!line) {
@@ -207,9 +267,10 @@ int shell_run_interactive(shell_session *s)
         }
         if (line[strspn(line, " \t")])
             add_history(line);
-        result = run_line(s, line);
+        result = feed_line(s, &pd, line, s->line_no, &open);
         free(line);
     }
+    result = feed_end(s, &pd, result);
     if (hist)
         write_history(hist);
     free(hist);

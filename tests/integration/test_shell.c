@@ -858,7 +858,7 @@ static void test_errors_exit_codes_and_modes(void **state)
     (void)state;
     expect_fail("create 'e1', 'f'\nput 'e1', 'r1', 'f:a', 'v'\nput 'e1' 'r2'\n"
                 "put 'e1', 'r3', 'f:a', 'v'\n",
-                "syntax error at column 10");
+                "syntax error at line 3, column 10");
     expect("scan 'e1'\n", "ROW  COLUMN+CELL\n r1 column=f:a, timestamp=T, value=v\n1 row(s)\n"
                           "Took X seconds\n"); /* r3 never ran */
     result r = expect_fail_keep("get 'nosuch', 'r'\nput 'e1', 'r4', 'f:a', 'v'\n",

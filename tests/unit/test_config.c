@@ -134,6 +134,11 @@ static void unknown_and_bad_flags(void **state)
     assert_non_null(strstr(st_errmsg(), "a.nope"));
     char *a2[] = {"--a.port"};
     assert_int_equal(config_load_args(f->c, 1, a2), ST_INVALID_ARGUMENT);
+    assert_non_null(strstr(st_errmsg(), "needs a value"));
+    /* an unknown flag last on the line is unknown, not one that "needs a value" */
+    char *a5[] = {"--bogus"};
+    assert_int_equal(config_load_args(f->c, 1, a5), ST_INVALID_ARGUMENT);
+    assert_non_null(strstr(st_errmsg(), "unknown flag --bogus"));
     char *a3[] = {"positional"};
     assert_int_equal(config_load_args(f->c, 1, a3), ST_INVALID_ARGUMENT);
     char *a4[] = {"--a.flag=maybe"};

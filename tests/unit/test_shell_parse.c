@@ -327,6 +327,85 @@ static void run_free(run_out *r)
     free(r->err);
 }
 
+/* Statements that span lines: what keeps one open, comments inside, line continuation. */
+static void test_text_open(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        int open;
+    } cases[] = {
+        {"list", 0},
+        {"", 0},
+        {"# only a comment", 0},
+        {"create 't', {NAME => 'f',", 1},
+        {"create 't', {NAME => 'f'", 1},
+        {"create 't', {NAME => 'f', SPLITS => ['a',", 2},
+        {"create 't', {NAME => 'f', SPLITS => ['a', 'b']}", 0},
+        {"put 't', 'r',", 1},
+        {"put 't', 'r', 'f:q', 'v' # a comment, with a comma,", 0},
+        {"put 't', 'r', 'f:q', 'v', # the timestamp follows", 1},
+        {"create 't', NAME =>", 1},
+        {"put 't', 'a\nb", 1},               /* a string still open */
+        {"put 't', \"a\\\"", 1},          /* "a\" : the quote is escaped */
+        {"put 't', 'it''s'", 0},
+        {"put 't', '{['", 0},                /* brackets inside strings do not count */
+        {"get 't', 'r' \\", 1},            /* a line continued */
+        {"scan 't', {FILTER => \"ValueFilter(=, 'binary:x')\"}", 0},
+        {"x ]]", 0},                         /* stray closers: the parser's to report */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        if (shell_text_open(cases[i].text) != cases[i].open)
+            fail_msg("shell_text_open(<%s>) = %d, want %d", cases[i].text,
+                     shell_text_open(cases[i].text), cases[i].open);
+}
+
+static void test_multiline_statements(void **state)
+{
+    (void)state;
+    /* a hash spanning lines, with comments inside, parses as one statement */
+    assert_string_equal(parsed("create 't', {NAME => 'f', # the family\n"
+                               "  VERSIONS => 3}, # and then\n"
+                               "  {NAME => 'g'}",
+                               "create"),
+                        "['t', {NAME => 'f', VERSIONS => 3}, {NAME => 'g'}]");
+    assert_string_equal(parsed("get 't', \\\n  'r'", "get"), "['t', 'r']");
+    /* a syntax error on the third line of a statement that starts on line 7 */
+    shell_stmt st;
+    assert_int_equal(shell_parse_stmt_at("create 't',\n {NAME => 'f',\n  VERSIONS => => 3}", 7,
+                                         1, &st),
+                     ST_INVALID_ARGUMENT);
+    assert_non_null(strstr(st_errmsg(), "syntax error at line 9, column 15"));
+    /* the column of a statement after a ';' counts from the line's start */
+    assert_int_equal(shell_parse_stmt_at("put 't' 'r'", 4, 7, &st), ST_INVALID_ARGUMENT);
+    assert_non_null(strstr(st_errmsg(), "syntax error at line 4, column 15"));
+
+    /* through a session: help 'get' runs, then help ['x', 'y'] gathered from three lines
+     * fails (a name is a String) and the run stops there */
+    run_out r = run_text("help 'get'; help [\n"
+                         "  'x',\n"
+                         "  'y'] ; version\n",
+                         false);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.out, "strata> get"));
+    assert_non_null(strstr(r.err, "ERROR: "));
+    assert_null(strstr(r.out, "rUnknown"));
+    run_free(&r);
+    r = run_text("version\nversion 'a',\n  'b' 'c'\nversion\n", false);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "ERROR: syntax error at line 3, column 7"));
+    run_free(&r);
+    r = run_text("version; version 'a' 'b'", false);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "ERROR: syntax error at line 1, column 22"));
+    run_free(&r);
+    /* the input ends inside a hash: the parser names what is missing, with the line */
+    r = run_text("version\ncreate 't', {NAME => 'f',\n", false);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "ERROR: syntax error at line 2"));
+    run_free(&r);
+}
+
 static void test_dispatch_stops_at_first_failure(void **state)
 {
     (void)state;
@@ -346,7 +425,7 @@ static void test_dispatch_stops_at_first_failure(void **state)
 
     r = run_text("put 't' 'r'", false);
     assert_int_equal(r.status, 1);
-    assert_non_null(strstr(r.err, "ERROR: syntax error at column 9"));
+    assert_non_null(strstr(r.err, "ERROR: syntax error at line 1, column 9"));
     run_free(&r);
 
     r = run_text("put 't'", false);
@@ -455,6 +534,8 @@ int main(void)
         cmocka_unit_test(test_corrupt_syntax_errors),
         cmocka_unit_test(test_corrupt_random_input_never_crashes),
         cmocka_unit_test(test_split_statements),
+        cmocka_unit_test(test_text_open),
+        cmocka_unit_test(test_multiline_statements),
         cmocka_unit_test(test_escape_binary_every_byte),
         cmocka_unit_test(test_unescape_binary_and_round_trip),
         cmocka_unit_test(test_ttl_and_columns),

@@ -37,20 +37,28 @@ static size_t stamp(buf_t *b, int64_t ts)
     return start;
 }
 
-void shell_cell_text(buf_t *b, int64_t ts, strata_cell_type type, const char *val, size_t len,
-                     int64_t maxlength)
+int shell_cell_text_as(buf_t *b, int64_t ts, strata_cell_type type, const char *val, size_t len,
+                       int64_t maxlength, int conv)
 {
     size_t start = stamp(b, ts);
+    int rc = ST_OK;
     if (type != STRATA_CELL_PUT) {
         append_str(b, "type=");
         append_str(b, strata_cell_type_name(type));
     } else {
         append_str(b, "value=");
-        shell_escape_binary(b, val, len);
+        rc = shell_conv_apply((shell_conv)conv, val, len, b);
     }
     buf_append(b, "", 1); /* NUL, even for an empty value */
     b->len--;
     cut(b, start, maxlength);
+    return rc;
+}
+
+void shell_cell_text(buf_t *b, int64_t ts, strata_cell_type type, const char *val, size_t len,
+                     int64_t maxlength)
+{
+    shell_cell_text_as(b, ts, type, val, len, maxlength, SHELL_CONV_BINARY);
 }
 
 void shell_region_describe(const strata_region_t *r, buf_t *out)

@@ -64,30 +64,37 @@ static int ts_arg(const shell_value *args, size_t i, int64_t *ts)
 
 /* ---- cell text ---- */
 
-static void column_text(const strata_result_t *r, size_t i, buf_t *b)
+/* "family:qualifier" of cell i, both through FORMATTER (as HBase's shell does). */
+static int column_text(const strata_result_t *r, size_t i, const shell_formats *fm, buf_t *b)
 {
     size_t fl, ql;
     const char *f = strata_result_cell_family(r, i, &fl);
     const char *q = strata_result_cell_qualifier(r, i, &ql);
     buf_reset(b);
-    shell_escape_binary(b, f, fl);
-    buf_append_u8(b, ':');
-    shell_escape_binary(b, q, ql);
+    int rc = shell_conv_apply(fm->all, f, fl, b);
+    if (rc == ST_OK)
+        rc = buf_append_u8(b, ':') == ST_OK ? ST_OK : st_error(ST_NOMEM, "out of memory");
+    if (rc == ST_OK)
+        rc = shell_conv_apply(fm->all, q, ql, b);
+    return rc;
 }
 
-static void cell_text(const strata_result_t *r, size_t i, bool meta, int64_t maxlength, buf_t *b)
+/* "timestamp=T, value=V" of cell i, V through its column's converter. */
+static int cell_text(const strata_result_t *r, size_t i, bool meta, int64_t maxlength,
+                     const shell_formats *fm, buf_t *b)
 {
     size_t vl, fl, ql;
     const char *v = strata_result_cell_value(r, i, &vl);
     int64_t ts = strata_result_cell_timestamp(r, i);
     strata_cell_type type = strata_result_cell_type(r, i);
-    if (!meta) {
-        shell_cell_text(b, ts, type, v, vl, maxlength);
-        return;
-    }
     const char *f = strata_result_cell_family(r, i, &fl);
     const char *q = strata_result_cell_qualifier(r, i, &ql);
-    shell_meta_cell_text(b, f, fl, q, ql, ts, type, v, vl, maxlength);
+    shell_conv conv = shell_formats_value(fm, f, fl, q, ql);
+    if (meta && conv == SHELL_CONV_BINARY) {
+        shell_meta_cell_text(b, f, fl, q, ql, ts, type, v, vl, maxlength);
+        return ST_OK;
+    }
+    return shell_cell_text_as(b, ts, type, v, vl, maxlength, conv);
 }
 
 static bool is_meta(const char *table)
@@ -131,17 +138,22 @@ static int cmd_put(shell_session *s, const shell_value *args)
 
 /* ---- get ---- */
 
-/* Adds one "family[:qualifier]" column to g or sc. */
-static int add_column(strata_get_t *g, strata_scan_t *sc, const shell_value *c)
+/* Adds one "family[:qualifier[:converter]]" column to g or sc, its converter to fm (NULL:
+ * only checked). */
+static int add_column(strata_get_t *g, strata_scan_t *sc, shell_formats *fm, const shell_value *c)
 {
     buf_t b = {0};
     const char *f, *q;
-    size_t fl, ql;
+    size_t fl, ql, cl;
     bool hq;
     int rc = shell_to_s(c, "Column", &b);
-    if (rc != ST_OK)
+    if (rc == ST_OK)
+        rc = shell_formats_column(fm, (char *)b.data, b.len, &cl);
+    if (rc != ST_OK) {
+        buf_free(&b);
         return rc;
-    shell_split_column((char *)b.data, b.len, &f, &fl, &q, &ql, &hq);
+    }
+    shell_split_column((char *)b.data, cl, &f, &fl, &q, &ql, &hq);
     if (g)
         strata_get_add_column(g, f, fl, hq ? q : NULL, ql);
     else
@@ -151,15 +163,16 @@ static int add_column(strata_get_t *g, strata_scan_t *sc, const shell_value *c)
 }
 
 /* A column, or an array of them. */
-static int add_columns(strata_get_t *g, strata_scan_t *sc, const shell_value *v)
+static int add_columns(strata_get_t *g, strata_scan_t *sc, shell_formats *fm,
+                       const shell_value *v)
 {
     if (v->kind != SHELL_V_ARRAY)
         return v->kind == SHELL_V_STR
-                   ? add_column(g, sc, v)
+                   ? add_column(g, sc, fm, v)
                    : st_error(ST_INVALID_ARGUMENT,
                               "COLUMNS must be specified as a String or an Array");
     for (size_t i = 0; i < v->n; i++) {
-        int rc = add_column(g, sc, &v->items[i]);
+        int rc = add_column(g, sc, fm, &v->items[i]);
         if (rc != ST_OK)
             return rc;
     }
@@ -200,11 +213,13 @@ static int versions_maxlength(const shell_value *h, int64_t *versions, int64_t *
     return rc;
 }
 
-static const char *const GET_KEYS[] = {"COLUMN",    "COLUMNS", "VERSIONS",  "TIMERANGE",
-                                       "TIMESTAMP", "FILTER",  "MAXLENGTH", NULL};
+static const char *const GET_KEYS[] = {"COLUMN",    "COLUMNS",   "VERSIONS",        "TIMERANGE",
+                                       "TIMESTAMP", "FILTER",    "MAXLENGTH",       "FORMATTER",
+                                       "FORMATTER_CLASS", NULL};
 
 /* get's options into g, or (the catalog's get) into the one-row scan sc. */
-static int get_options(strata_get_t *g, strata_scan_t *sc, const shell_value *h, int64_t *maxlen)
+static int get_options(strata_get_t *g, strata_scan_t *sc, shell_formats *fm,
+                       const shell_value *h, int64_t *maxlen)
 {
     const shell_value *cols = shell_hash_get(h, "COLUMNS"), *f = shell_hash_get(h, "FILTER");
     int64_t from = 0, to = 0, versions = 1;
@@ -213,7 +228,9 @@ static int get_options(strata_get_t *g, strata_scan_t *sc, const shell_value *h,
     if (!cols)
         cols = shell_hash_get(h, "COLUMN");
     if (rc == ST_OK && cols)
-        rc = add_columns(g, sc, cols);
+        rc = add_columns(g, sc, fm, cols);
+    if (rc == ST_OK)
+        rc = shell_formats_options(fm, h);
     if (rc == ST_OK)
         rc = versions_maxlength(h, &versions, maxlen);
     if (rc == ST_OK)
@@ -238,31 +255,40 @@ static int get_options(strata_get_t *g, strata_scan_t *sc, const shell_value *h,
     return ST_OK;
 }
 
-static void print_get(shell_session *s, const strata_result_t *r, bool meta, int64_t maxlen)
+/* The cells of a get; a value its converter cannot read stops it with the error (after
+ * the header, as in HBase). */
+static int print_get(shell_session *s, const strata_result_t *r, bool meta, int64_t maxlen,
+                     const shell_formats *fm)
 {
     buf_t col = {0}, cell = {0};
     size_t n = r ? strata_result_cell_count(r) : 0;
+    int rc = ST_OK;
     shell_header(s, "COLUMN", "CELL");
-    for (size_t i = 0; i < n; i++) {
-        column_text(r, i, &col);
+    for (size_t i = 0; rc == ST_OK && i < n; i++) {
+        rc = column_text(r, i, fm, &col);
         buf_reset(&cell);
-        cell_text(r, i, meta, maxlen, &cell);
-        shell_row2(s, (char *)col.data, (char *)cell.data);
+        if (rc == ST_OK)
+            rc = cell_text(r, i, meta, maxlen, fm, &cell);
+        if (rc == ST_OK)
+            shell_row2(s, (char *)col.data, (char *)cell.data);
     }
-    shell_footer(s, n ? 1 : 0);
+    if (rc == ST_OK)
+        shell_footer(s, n ? 1 : 0);
     buf_free(&col);
     buf_free(&cell);
+    return rc;
 }
 
 /* Columns and options of get (args 2...) into g or sc. */
-static int get_args(const shell_value *args, strata_get_t *g, strata_scan_t *sc, int64_t *maxlen)
+static int get_args(const shell_value *args, strata_get_t *g, strata_scan_t *sc,
+                    shell_formats *fm, int64_t *maxlen)
 {
     int rc = ST_OK;
     if (args->n > 2 && args->items[2].kind == SHELL_V_HASH)
-        return args->n == 3 ? get_options(g, sc, &args->items[2], maxlen)
+        return args->n == 3 ? get_options(g, sc, fm, &args->items[2], maxlen)
                             : st_error(ST_INVALID_ARGUMENT, "nothing may follow get's options");
     for (size_t i = 2; rc == ST_OK && i < args->n; i++)
-        rc = add_columns(g, sc, &args->items[i]);
+        rc = add_columns(g, sc, fm, &args->items[i]);
     return rc;
 }
 
@@ -284,7 +310,8 @@ static int get_meta(shell_session *s, const shell_value *args, const target *t)
     strata_meta_rows_t *rows = NULL;
     buf_t stop = {0};
     int64_t maxlen = -1;
-    int rc = sc ? get_args(args, NULL, sc, &maxlen) : st_error(ST_NOMEM, "out of memory");
+    shell_formats fm = {0};
+    int rc = sc ? get_args(args, NULL, sc, &fm, &maxlen) : st_error(ST_NOMEM, "out of memory");
     if (rc == ST_OK) {
         buf_append(&stop, t->row.data, t->row.len);
         buf_append_u8(&stop, 0);
@@ -294,10 +321,11 @@ static int get_meta(shell_session *s, const shell_value *args, const target *t)
         rc = meta_rows(s, sc, &rows);
     }
     if (rc == ST_OK)
-        print_get(s, strata_meta_rows_get(rows, 0), true, maxlen);
+        rc = print_get(s, strata_meta_rows_get(rows, 0), true, maxlen, &fm);
     strata_meta_rows_destroy(rows);
     strata_scan_destroy(sc);
     buf_free(&stop);
+    shell_formats_free(&fm);
     return rc;
 }
 
@@ -308,6 +336,7 @@ static int cmd_get(shell_session *s, const shell_value *args)
     strata_get_t *g = NULL;
     strata_result_t *r = NULL;
     int64_t maxlen = -1;
+    shell_formats fm = {0};
     char *err = NULL;
     int rc = shell_nargs(args, 2, -1);
     if (rc == ST_OK)
@@ -320,13 +349,14 @@ static int cmd_get(shell_session *s, const shell_value *args)
     if (rc == ST_OK && !(g = strata_get_create((char *)t.row.data, t.row.len)))
         rc = st_error(ST_NOMEM, "out of memory");
     if (rc == ST_OK)
-        rc = get_args(args, g, NULL, &maxlen);
+        rc = get_args(args, g, NULL, &fm, &maxlen);
     if (rc == ST_OK)
         rc = shell_table(s, t.table->s, &tb);
     if (rc == ST_OK && !(r = strata_table_get(tb, g, &err)))
         rc = shell_data_error(s, t.table->s, err);
     if (rc == ST_OK)
-        print_get(s, r, false, maxlen);
+        rc = print_get(s, r, false, maxlen, &fm);
+    shell_formats_free(&fm);
     strata_result_destroy(r);
     strata_get_destroy(g);
     strata_table_close(tb);
@@ -337,10 +367,17 @@ static int cmd_get(shell_session *s, const shell_value *args)
 /* ---- scan ---- */
 
 static const char *const SCAN_KEYS[] = {
-    "STARTROW", "STOPROW",  "ROWPREFIXFILTER", "COLUMNS",      "COLUMN",
-    "LIMIT",    "VERSIONS", "TIMERANGE",       "TIMESTAMP",    "REVERSED",
-    "FILTER",   "CACHE",    "MAXLENGTH",       "CACHE_BLOCKS", "RAW",
-    NULL};
+    "STARTROW", "STOPROW",   "ROWPREFIXFILTER", "COLUMNS",      "COLUMN",
+    "LIMIT",    "VERSIONS",  "TIMERANGE",       "TIMESTAMP",    "REVERSED",
+    "FILTER",   "CACHE",     "MAXLENGTH",       "CACHE_BLOCKS", "RAW",
+    "FORMATTER", "FORMATTER_CLASS", NULL};
+
+/* count takes a scan's keys (as HBase's _hash_to_scan) but the formatters, and INTERVAL. */
+static const char *const COUNT_KEYS[] = {
+    "STARTROW", "STOPROW",   "ROWPREFIXFILTER", "COLUMNS",      "COLUMN",
+    "LIMIT",    "VERSIONS",  "TIMERANGE",       "TIMESTAMP",    "REVERSED",
+    "FILTER",   "CACHE",     "MAXLENGTH",       "CACHE_BLOCKS", "RAW",
+    "INTERVAL", NULL};
 
 static int row_option(strata_scan_t *sc, const shell_value *h, const char *key, bool start)
 {
@@ -398,13 +435,15 @@ static int scan_numbers(strata_scan_t *sc, const shell_value *h, int64_t *limit,
     return ST_OK;
 }
 
-static int scan_options(strata_scan_t *sc, const shell_value *h, int64_t *limit, int64_t *maxlen)
+/* A scan's options (keys those allowed for command where) into sc and fm. */
+static int scan_options(strata_scan_t *sc, const shell_value *h, const char *const *keys,
+                        const char *where, shell_formats *fm, int64_t *limit, int64_t *maxlen)
 {
     const shell_value *cols = shell_hash_get(h, "COLUMNS"), *f = shell_hash_get(h, "FILTER");
     const shell_value *rev = shell_hash_get(h, "REVERSED"), *raw = shell_hash_get(h, "RAW");
     int64_t from = 0, to = 0;
     bool range, reversed = false, is_raw = false;
-    int rc = h->kind == SHELL_V_HASH ? shell_check_keys(h, SCAN_KEYS, "scan")
+    int rc = h->kind == SHELL_V_HASH ? shell_check_keys(h, keys, where)
                                      : st_error(ST_INVALID_ARGUMENT, "Arguments should be a Hash");
     if (!cols)
         cols = shell_hash_get(h, "COLUMN");
@@ -415,7 +454,9 @@ static int scan_options(strata_scan_t *sc, const shell_value *h, int64_t *limit,
     if (rc == ST_OK)
         rc = prefix_option(sc, h);
     if (rc == ST_OK && cols)
-        rc = add_columns(NULL, sc, cols);
+        rc = add_columns(NULL, sc, fm, cols);
+    if (rc == ST_OK && fm)
+        rc = shell_formats_options(fm, h);
     if (rc == ST_OK)
         rc = scan_numbers(sc, h, limit, maxlen);
     if (rc == ST_OK)
@@ -437,22 +478,26 @@ static int scan_options(strata_scan_t *sc, const shell_value *h, int64_t *limit,
     return ST_OK;
 }
 
-static void print_row(shell_session *s, const strata_result_t *r, bool meta, int64_t maxlen,
-                      buf_t *key, buf_t *col, buf_t *cell)
+/* The cells of one row; the row key through FORMATTER. */
+static int print_row(shell_session *s, const strata_result_t *r, bool meta, int64_t maxlen,
+                     const shell_formats *fm, buf_t *key, buf_t *col, buf_t *cell)
 {
     size_t rl;
     const char *row = strata_result_row(r, &rl);
     buf_reset(key);
-    shell_escape_binary(key, row, rl);
-    for (size_t i = 0; i < strata_result_cell_count(r); i++) {
-        column_text(r, i, col);
+    int rc = shell_conv_apply(fm->all, row, rl, key);
+    for (size_t i = 0; rc == ST_OK && i < strata_result_cell_count(r); i++) {
+        rc = column_text(r, i, fm, col);
         buf_reset(cell);
         buf_append(cell, "column=", 7);
         buf_append(cell, col->data, col->len);
         buf_append(cell, ", ", 2);
-        cell_text(r, i, meta, maxlen, cell);
-        shell_row2(s, (char *)key->data, (char *)cell->data);
+        if (rc == ST_OK)
+            rc = cell_text(r, i, meta, maxlen, fm, cell);
+        if (rc == ST_OK)
+            shell_row2(s, (char *)key->data, (char *)cell->data);
     }
+    return rc;
 }
 
 /* How run_scan prints what it reads: every row unless quiet; for count (quiet),
@@ -460,15 +505,16 @@ static void print_row(shell_session *s, const strata_result_t *r, bool meta, int
 typedef struct scan_out {
     bool quiet, meta;
     int64_t interval, maxlen;
+    const shell_formats *fm;
     long *rows;
     buf_t key, col, cell;
 } scan_out;
 
-static void scan_print(shell_session *s, scan_out *o, const strata_result_t *r)
+static int scan_print(shell_session *s, scan_out *o, const strata_result_t *r)
 {
     (*o->rows)++;
     if (!o->quiet)
-        print_row(s, r, o->meta, o->maxlen, &o->key, &o->col, &o->cell);
+        return print_row(s, r, o->meta, o->maxlen, o->fm, &o->key, &o->col, &o->cell);
     if (o->quiet && o->interval > 0 && *o->rows % o->interval == 0) {
         size_t rl;
         const char *row = strata_result_row(r, &rl);
@@ -476,6 +522,7 @@ static void scan_print(shell_session *s, scan_out *o, const strata_result_t *r)
         shell_escape_binary(&o->key, row, rl);
         fprintf(s->out, "Current count: %ld, row: %s\n", *o->rows, (char *)o->key.data);
     }
+    return ST_OK;
 }
 
 /* The catalog's scan: every selected row from the master, then printed. */
@@ -486,7 +533,7 @@ static int scan_meta(shell_session *s, const strata_scan_t *sc, scan_out *o)
     if (rc == ST_OK && !o->quiet)
         shell_header(s, "ROW", "COLUMN+CELL");
     for (size_t i = 0; rc == ST_OK && i < strata_meta_rows_count(l); i++)
-        scan_print(s, o, strata_meta_rows_get(l, i));
+        rc = scan_print(s, o, strata_meta_rows_get(l, i));
     strata_meta_rows_destroy(l);
     return rc;
 }
@@ -507,9 +554,9 @@ static int scan_table(shell_session *s, const char *table, const strata_scan_t *
             rc = err ? shell_data_error(s, table, err) : ST_OK;
             break;
         }
-        scan_print(s, o, r);
+        rc = scan_print(s, o, r);
         strata_result_destroy(r);
-        if (shell_interrupted)
+        if (rc == ST_OK && shell_interrupted)
             rc = st_error(ST_CLOSED, "interrupted after %ld row(s)", *o->rows);
     }
     strata_scanner_close(it);
@@ -520,10 +567,11 @@ static int scan_table(shell_session *s, const char *table, const strata_scan_t *
 /* Runs sc over table (or the catalog), printing every row unless quiet; *rows counts
  * them. For count, interval > 0 prints progress every interval rows. */
 static int run_scan(shell_session *s, const char *table, const strata_scan_t *sc, bool quiet,
-                    int64_t interval, int64_t maxlen, long *rows)
+                    int64_t interval, int64_t maxlen, const shell_formats *fm, long *rows)
 {
+    static const shell_formats plain = {0};
     scan_out o = {.quiet = quiet, .meta = is_meta(table), .interval = interval,
-                  .maxlen = maxlen, .rows = rows};
+                  .maxlen = maxlen, .fm = fm ? fm : &plain, .rows = rows};
     int rc = o.meta ? scan_meta(s, sc, &o) : scan_table(s, table, sc, &o);
     buf_free(&o.key);
     buf_free(&o.col);
@@ -537,44 +585,32 @@ static int cmd_scan(shell_session *s, const shell_value *args)
     strata_scan_t *sc = strata_scan_create();
     int64_t limit = 0, maxlen = -1;
     long rows = 0;
+    shell_formats fm = {0};
     int rc = sc ? shell_nargs(args, 1, 2) : st_error(ST_NOMEM, "out of memory");
     if (rc == ST_OK)
         rc = shell_str_arg(args, 0, "Table name", &t);
     if (rc == ST_OK && args->n == 2)
-        rc = scan_options(sc, &args->items[1], &limit, &maxlen);
+        rc = scan_options(sc, &args->items[1], SCAN_KEYS, "scan", &fm, &limit, &maxlen);
     if (rc == ST_OK)
-        rc = run_scan(s, t->s, sc, false, 0, maxlen, &rows);
+        rc = run_scan(s, t->s, sc, false, 0, maxlen, &fm, &rows);
     if (rc == ST_OK)
         shell_footer(s, rows);
+    shell_formats_free(&fm);
     strata_scan_destroy(sc);
     return rc;
 }
 
 /* ---- count ---- */
 
-static const char *const COUNT_KEYS[] = {"INTERVAL", "CACHE", "FILTER", "COLUMNS", "COLUMN", NULL};
-
 static int count_options(strata_scan_t *sc, const shell_value *v, int64_t *interval)
 {
     if (v->kind == SHELL_V_INT)
         return shell_int_value(v, "INTERVAL", interval);
-    const shell_value *i = shell_hash_get(v, "INTERVAL"), *c = shell_hash_get(v, "CACHE");
-    const shell_value *f = shell_hash_get(v, "FILTER"), *cols = shell_hash_get(v, "COLUMNS");
-    int64_t cache = 0;
-    int rc = v->kind == SHELL_V_HASH ? shell_check_keys(v, COUNT_KEYS, "count")
-                                     : st_error(ST_INVALID_ARGUMENT, "Arguments should be a Hash");
+    const shell_value *i = v->kind == SHELL_V_HASH ? shell_hash_get(v, "INTERVAL") : NULL;
+    int64_t limit = 0, maxlen = -1;
+    int rc = scan_options(sc, v, COUNT_KEYS, "count", NULL, &limit, &maxlen);
     if (rc == ST_OK && i)
         rc = shell_int_value(i, "INTERVAL", interval);
-    if (rc == ST_OK && c && (rc = shell_int_value(c, "CACHE", &cache)) == ST_OK && cache > 0)
-        strata_scan_set_caching(sc, (uint32_t)(cache > 100000 ? 100000 : cache));
-    if (!cols)
-        cols = shell_hash_get(v, "COLUMN");
-    if (rc == ST_OK && cols)
-        rc = add_columns(NULL, sc, cols);
-    if (rc == ST_OK && f && f->kind != SHELL_V_STR)
-        rc = st_error(ST_INVALID_ARGUMENT, "FILTER must be a filter-language String");
-    if (rc == ST_OK && f)
-        strata_scan_set_filter(sc, f->s);
     return rc;
 }
 
@@ -594,7 +630,7 @@ static int cmd_count(shell_session *s, const shell_value *args)
     if (rc == ST_OK && args->n == 2)
         rc = count_options(sc, &args->items[1], &interval);
     if (rc == ST_OK)
-        rc = run_scan(s, t->s, sc, true, interval, -1, &rows);
+        rc = run_scan(s, t->s, sc, true, interval, -1, NULL, &rows);
     if (rc == ST_OK)
         shell_footer(s, rows);
     strata_scan_destroy(sc);

@@ -106,6 +106,64 @@ void shell_meta_cell_text(buf_t *b, const char *fam, size_t fam_len, const char 
  * 's', ENDKEY => 'e'}", with ", OFFLINE => true" and ", SPLIT => true" when set. */
 void shell_region_describe(const strata_region_t *r, buf_t *out);
 
+/* The same with the value through converter conv (shell_convert.c): ST_OK, or the
+ * converter's failure (b then holds a partial text). */
+int shell_cell_text_as(buf_t *b, int64_t ts, strata_cell_type type, const char *val, size_t len,
+                       int64_t maxlength, int conv);
+
+/* ---- converters (shell_convert.c) ---- */
+
+/* The Bytes methods HBase's shell formats with (table.rb convert_bytes). */
+typedef enum shell_conv {
+    SHELL_CONV_BINARY = 0, /* toStringBinary, the default */
+    SHELL_CONV_STRING,     /* toString */
+    SHELL_CONV_INT,        /* toInt */
+    SHELL_CONV_LONG,       /* toLong */
+    SHELL_CONV_SHORT,      /* toShort */
+    SHELL_CONV_FLOAT,      /* toFloat */
+    SHELL_CONV_DOUBLE,     /* toDouble */
+    SHELL_CONV_BOOLEAN,    /* toBoolean */
+    SHELL_CONV_HEX,        /* toHex */
+    SHELL_CONV_LEN,        /* len */
+} shell_conv;
+
+const char *shell_conv_name(shell_conv c);
+/* Whether s[0..len) reads as a converter in a column spec (HBase's converter?): the form
+ * c(CLASS).METHOD or the name of a Bytes method. */
+bool shell_conv_is_spec(const char *s, size_t len);
+/* ST_OK if cls is org.apache.hadoop.hbase.util.Bytes (or Bytes), else a clear refusal. */
+int shell_conv_check_class(const char *cls, size_t len);
+/* A converter spec (a method name or c(CLASS).METHOD): ST_OK and *out, or
+ * ST_INVALID_ARGUMENT naming it and what the shell has. */
+int shell_conv_parse(const char *spec, size_t len, shell_conv *out);
+/* Appends data converted (b stays NUL-terminated): ST_OK, ST_INVALID_ARGUMENT with Java's
+ * message when the bytes do not fit (toInt of 2 bytes), or ST_NOMEM. */
+int shell_conv_apply(shell_conv c, const void *data, size_t len, buf_t *out);
+
+/* How get and scan print: FORMATTER (row keys, column names and values) and the
+ * converters of column specs ('cf:q:toInt'), which win for their column's values. */
+typedef struct shell_formats {
+    shell_conv all; /* FORMATTER; SHELL_CONV_BINARY without one */
+    struct shell_col_conv {
+        char *col; /* "family:qualifier", raw bytes */
+        size_t len;
+        shell_conv conv;
+    } *cols;
+    size_t ncols;
+} shell_formats;
+
+/* A column spec "family[:qualifier[:converter]]" (HBase's parse_column_format_spec):
+ * *col_len the length of the column without the converter, which is registered in f (f
+ * may be NULL: only parsed). A last ":suffix" that is no converter stays part of the
+ * qualifier. ST_OK, ST_INVALID_ARGUMENT for a converter the shell does not have, ST_NOMEM. */
+int shell_formats_column(shell_formats *f, const char *spec, size_t len, size_t *col_len);
+/* FORMATTER and FORMATTER_CLASS of an options hash into f. */
+int shell_formats_options(shell_formats *f, const shell_value *hash);
+/* The converter of a cell's value. */
+shell_conv shell_formats_value(const shell_formats *f, const char *fam, size_t fl,
+                               const char *qual, size_t ql);
+void shell_formats_free(shell_formats *f);
+
 /* ---- arguments (shell_args.c) ---- */
 
 /* ST_OK if min <= args->n <= max (max < 0: no limit), else Ruby's ArgumentError text. */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/http/text.h"
+#include "common/text.h"
 #include "common/status.h"
 
 void json_init(json_writer *w, buf_t *out)

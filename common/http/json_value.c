@@ -16,7 +16,7 @@
 #include <strings.h>
 
 #include "common/buf.h"
-#include "common/http/text.h"
+#include "common/text.h"
 #include "common/status.h"
 
 typedef struct jparser {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/http/text.h"
+#include "common/text.h"
 #include "common/status.h"
 
 typedef struct xparser {

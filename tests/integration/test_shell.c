@@ -55,133 +55,20 @@
 #include "common/status.h"
 #include "tests/support/cluster.h"
 #include "tests/support/proc.h"
+#include "tests/support/shell_script.h"
 #include "tests/support/testutil.h"
 
 static tc_cluster *cluster;
 static char tmpdir[256];
 
-typedef struct result {
-    int status;
-    char *out; /* normalised stdout */
-    char *err; /* stderr as is */
-} result;
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return strdup("");
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = '\0';
-    fclose(f);
-    return s;
-}
-
-/* "Took 0.0123 seconds" -> "Took X seconds"; runs of 12+ digits after "timestamp=" -> T. */
-static char *normalise(const char *in)
-{
-    size_t n = strlen(in);
-    char *out = malloc(n + 1), *o = out;
-    for (const char *p = in; *p;) {
-        if (strncmp(p, "Took ", 5) == 0 && isdigit((unsigned char)p[5])) {
-            const char *q = p + 5;
-            while (isdigit((unsigned char)*q) || *q == '.')
-                q++;
-            o += sprintf(o, "Took X");
-            p = q;
-        } else if (strncmp(p, "timestamp=", 10) == 0) {
-            const char *q = p + 10;
-            while (isdigit((unsigned char)*q))
-                q++;
-            if (q - (p + 10) >= 12) {
-                o += sprintf(o, "timestamp=T");
-                p = q;
-            } else {
-                memcpy(o, p, 10);
-                o += 10;
-                p += 10;
-            }
-        } else {
-            *o++ = *p++;
-        }
-    }
-    *o = '\0';
-    return out;
-}
-
-/* Runs `strata shell <args>` with script on stdin (NULL: /dev/null). */
-static result shell_run(const char *args, const char *script)
-{
-    char in[300], out[300], err[300], cmd[4096];
-    snprintf(in, sizeof(in), "%s/in.txt", tmpdir);
-    snprintf(out, sizeof(out), "%s/out.txt", tmpdir);
-    snprintf(err, sizeof(err), "%s/err.txt", tmpdir);
-    FILE *f = fopen(in, "w");
-    assert_non_null(f);
-    fputs(script ? script : "", f);
-    fclose(f);
-    snprintf(cmd, sizeof(cmd),
-             "env -u STRATA_ZK_QUORUM -u STRATA_ZK_PARENT HOME=%s %s shell %s < %s > %s 2> %s",
-             tmpdir, getenv("STRATA_BIN"), args, in, out, err);
-    int st = system(cmd);
-    result r = {.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1};
-    char *raw = slurp(out);
-    r.out = normalise(raw);
-    free(raw);
-    r.err = slurp(err);
-    return r;
-}
-
-/* `shell --dir D -n` with script on stdin. */
-static result sh(const char *script)
-{
-    char args[600];
-    snprintf(args, sizeof(args), "--dir %s -n", tc_dir(cluster));
-    return shell_run(args, script);
-}
-
-static void result_free(result *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-/* Runs script, which must succeed, and compares its normalised output with want. */
-static void expect(const char *script, const char *want)
-{
-    result r = sh(script);
-    if (r.status != 0 || strcmp(r.out, want) != 0) {
-        fprintf(stderr, "script:\n%s\nstatus %d, stderr:\n%s\nstdout:\n%s\nwanted:\n%s", script,
-                r.status, r.err, r.out, want);
-        fail();
-    }
-    result_free(&r);
-}
-
-/* Runs script, which must fail with status 1 and one ERROR line containing frag; the
- * result is the caller's. */
-static result expect_fail_keep(const char *script, const char *frag)
-{
-    result r = sh(script);
-    if (r.status != 1 || strncmp(r.err, "ERROR: ", 7) != 0 || !strstr(r.err, frag) ||
-        strchr(r.err, '\n') != r.err + strlen(r.err) - 1) {
-        fprintf(stderr,
-                "script:\n%s\nstatus %d, stderr:\n%s\nstdout:\n%s\nwanted an ERROR with '%s'\n",
-                script, r.status, r.err, r.out, frag);
-        fail();
-    }
-    return r;
-}
-
-static void expect_fail(const char *script, const char *frag)
-{
-    result r = expect_fail_keep(script, frag);
-    result_free(&r);
-}
+typedef ssh_result result;
+#define shell_run ssh_run
+#define slurp ssh_slurp
+#define sh ssh_run_dir
+#define result_free ssh_result_free
+#define expect ssh_expect
+#define expect_fail_keep ssh_expect_fail_keep
+#define expect_fail ssh_expect_fail
 
 /* ---- namespaces and DDL ---- */
 
@@ -974,6 +861,7 @@ static int setup(void **state)
         fprintf(stderr, "cluster start: %s\n", st_errmsg());
         return -1;
     }
+    ssh_init(tmpdir, tc_dir(cluster));
     return 0;
 }
 

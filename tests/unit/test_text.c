@@ -1,5 +1,5 @@
 /*
- * test_text.c - common/http/text.h: every code point round-trips through encode and
+ * test_text.c - common/text.h: every code point round-trips through encode and
  * decode with the shortest length; the malformed sequences (bad lead bytes, bad or missing
  * continuation bytes, overlong forms, surrogates, past U+10FFFF, cut short) decode as 0;
  * line and column of offsets before, at and after newlines and past the end.
@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-#include "common/http/text.h"
+#include "common/text.h"
 
 static void test_round_trip_every_code_point(void **state)
 {

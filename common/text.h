@@ -1,11 +1,11 @@
 /*
- * text.h - small helpers of the text formats (JSON, XML): UTF-8 sequences and the line and
- * column of an offset, for error messages.
+ * text.h - small helpers of text formats (JSON, XML, the shell's converters): UTF-8
+ * sequences and the line and column of an offset, for error messages.
  *
  * Thread-safety: all functions are pure.
  */
-#ifndef STRATA_COMMON_HTTP_TEXT_H
-#define STRATA_COMMON_HTTP_TEXT_H
+#ifndef STRATA_COMMON_TEXT_H
+#define STRATA_COMMON_TEXT_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /*
  * text.c - UTF-8 sequences and line/column positions (text.h).
  */
-#include "common/http/text.h"
+#include "common/text.h"
 
 size_t text_utf8_decode(const uint8_t *s, size_t avail, uint32_t *cp_out)
 {

@@ -62,6 +62,59 @@ static int ts_arg(const shell_value *args, size_t i, int64_t *ts)
     return shell_int_value(&args->items[i], "Timestamp", ts);
 }
 
+/* The options a write takes in HBase's shell after its positional arguments; each is
+ * refused with its reason until Strata has it, so that no script believes it applied. */
+static int check_write_options(const shell_value *h, const char *cmd)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        const shell_value *k = shell_hash_key(h, i);
+        const char *key = k->kind == SHELL_V_STR ? k->s : "";
+        if (strcmp(key, "TTL") == 0)
+            return st_error(ST_INVALID_ARGUMENT,
+                            "%s: TTL is not supported: Strata keeps no time-to-live per cell; a "
+                            "family's TTL expires its cells (alter 't', {NAME => 'f', TTL => "
+                            "seconds})",
+                            cmd);
+        if (strcmp(key, "VISIBILITY") == 0)
+            return st_error(ST_INVALID_ARGUMENT,
+                            "%s: VISIBILITY is not supported: Strata has no visibility labels",
+                            cmd);
+        if (strcmp(key, "ATTRIBUTES") == 0)
+            return st_error(ST_INVALID_ARGUMENT,
+                            "%s: ATTRIBUTES are not supported: Strata does not carry operation "
+                            "attributes to the region servers",
+                            cmd);
+        buf_t b = {0};
+        shell_value_inspect(k, &b);
+        int rc = st_error(ST_INVALID_ARGUMENT, "Unknown argument %s for %s",
+                          b.data ? (char *)b.data : "?", cmd);
+        buf_free(&b);
+        return rc;
+    }
+    return ST_OK;
+}
+
+/* The arguments of a write past its nfixed positional ones: up to nopt optional scalars
+ * (a timestamp, an amount: nil or a Hash may stand in their place) and then at most one
+ * Hash of options, which must come last. */
+static int check_write_tail(const shell_value *args, size_t nfixed, size_t nopt, const char *cmd)
+{
+    for (size_t i = nfixed; i < args->n; i++) {
+        const shell_value *v = &args->items[i];
+        if (v->kind == SHELL_V_HASH) {
+            if (i + 1 != args->n)
+                return st_error(ST_INVALID_ARGUMENT, "%s: nothing may follow its options hash",
+                                cmd);
+            return check_write_options(v, cmd);
+        }
+        if (i >= nfixed + nopt)
+            return st_error(ST_INVALID_ARGUMENT,
+                            "%s: argument %zu must be a Hash of options, not %s", cmd, i + 1,
+                            shell_value_type(v));
+    }
+    return ST_OK;
+}
+
 /* ---- cell text ---- */
 
 /* "family:qualifier" of cell i, both through FORMATTER (as HBase's shell does). */
@@ -113,6 +166,8 @@ static int cmd_put(shell_session *s, const shell_value *args)
     int64_t ts;
     char *err = NULL;
     int rc = shell_nargs(args, 4, 6);
+    if (rc == ST_OK)
+        rc = check_write_tail(args, 4, 1, "put");
     if (rc == ST_OK)
         rc = target_args(args, true, &t);
     if (rc == ST_OK)
@@ -660,6 +715,8 @@ static int cmd_delete(shell_session *s, const shell_value *args)
     int64_t ts;
     int rc = shell_nargs(args, 3, 5);
     if (rc == ST_OK)
+        rc = check_write_tail(args, 3, 1, "delete");
+    if (rc == ST_OK)
         rc = target_args(args, true, &t);
     if (rc == ST_OK)
         rc = ts_arg(args, 3, &ts);
@@ -698,6 +755,8 @@ static int cmd_deleteall(shell_session *s, const shell_value *args)
         args->n > 2 && args->items[2].kind != SHELL_V_NIL && args->items[2].kind != SHELL_V_HASH;
     int rc = shell_nargs(args, 2, 5);
     if (rc == ST_OK)
+        rc = check_write_tail(args, 2, 2, "deleteall");
+    if (rc == ST_OK)
         rc = target_args(args, has_col, &t);
     if (rc == ST_OK)
         rc = ts_arg(args, 3, &ts);
@@ -734,6 +793,8 @@ static int cmd_incr(shell_session *s, const shell_value *args)
     int64_t by = 1;
     char *err = NULL;
     int rc = shell_nargs(args, 3, 5);
+    if (rc == ST_OK)
+        rc = check_write_tail(args, 3, 1, "incr");
     if (rc == ST_OK)
         rc = target_args(args, true, &t);
     if (rc == ST_OK)
@@ -805,6 +866,8 @@ static int cmd_append(shell_session *s, const shell_value *args)
     strata_table_t *tb = NULL;
     char *err = NULL;
     int rc = shell_nargs(args, 4, 5);
+    if (rc == ST_OK)
+        rc = check_write_tail(args, 4, 0, "append");
     if (rc == ST_OK)
         rc = target_args(args, true, &t);
     if (rc == ST_OK)

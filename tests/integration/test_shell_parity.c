@@ -8,6 +8,8 @@
  *     with Java's message, converters the shell lacks are refused, a qualifier with ':'
  *     that is no converter stays a qualifier;
  *   - count with STARTROW, STOPROW, ROWPREFIXFILTER and LIMIT (a scan's keys);
+ *   - the options of put, incr, append, delete and deleteall (TTL, VISIBILITY, ATTRIBUTES)
+ *     refused with their reason and nothing written, extra arguments refused;
  *   - commands spanning lines in HBase's syntax (hashes and arrays over several lines,
  *     comments inside, trailing commas), and a syntax error naming its line;
  *   - an unknown command-line flag named as unknown.
@@ -133,6 +135,50 @@ static void test_count_ranges(void **state)
                "Took X seconds\n");
 }
 
+/* ---- write options: honoured or refused, never dropped ---- */
+
+static void test_write_options(void **state)
+{
+    (void)state;
+    ssh_expect("create 'wo', 'f'\n"
+               "put 'wo', 'r', 'f:a', 'v1', 5\n"
+               "put 'wo', 'r', 'f:b', 'v2', nil\n"
+               "incr 'wo', 'r', 'f:c', 2\n"
+               "delete 'wo', 'r', 'f:b'\n",
+               "Created table wo\n"
+               "Took X seconds\n"
+               "Took X seconds\n"
+               "Took X seconds\n"
+               "COUNTER VALUE = 2\n"
+               "Took X seconds\n"
+               "Took X seconds\n");
+    ssh_expect_fail("put 'wo', 'r', 'f:t', 'v', {TTL => 1000}\n",
+                    "put: TTL is not supported: Strata keeps no time-to-live per cell");
+    ssh_expect_fail("put 'wo', 'r', 'f:t', 'v', 7, {VISIBILITY => 'SECRET'}\n",
+                    "put: VISIBILITY is not supported");
+    ssh_expect_fail("put 'wo', 'r', 'f:t', 'v', {ATTRIBUTES => {'k' => 'v'}}\n",
+                    "put: ATTRIBUTES are not supported");
+    ssh_expect_fail("put 'wo', 'r', 'f:t', 'v', {BOGUS => 1}\n", "Unknown argument BOGUS for put");
+    ssh_expect_fail("put 'wo', 'r', 'f:t', 'v', 7, 8\n",
+                    "put: argument 6 must be a Hash of options, not Integer");
+    ssh_expect_fail("put 'wo', 'r', 'f:t', 'v', {TTL => 1}, 8\n",
+                    "put: nothing may follow its options hash");
+    ssh_expect_fail("incr 'wo', 'r', 'f:c', 1, {TTL => 5}\n", "incr: TTL is not supported");
+    ssh_expect_fail("append 'wo', 'r', 'f:a', 'x', {ATTRIBUTES => {}}\n",
+                    "append: ATTRIBUTES are not supported");
+    ssh_expect_fail("delete 'wo', 'r', 'f:a', 5, {VISIBILITY => 'A'}\n",
+                    "delete: VISIBILITY is not supported");
+    ssh_expect_fail("deleteall 'wo', 'r', 'f:a', 5, 6\n",
+                    "deleteall: argument 5 must be a Hash of options, not Integer");
+    /* none of the refused writes changed anything */
+    ssh_expect("scan 'wo'\n",
+               "ROW  COLUMN+CELL\n"
+               " r column=f:a, timestamp=5, value=v1\n"
+               " r column=f:c, timestamp=T, value=\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02\n"
+               "1 row(s)\n"
+               "Took X seconds\n");
+}
+
 /* ---- scripts in HBase's syntax ---- */
 
 static void test_multiline_script(void **state)
@@ -227,6 +273,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_formatters),
         cmocka_unit_test(test_count_ranges),
+        cmocka_unit_test(test_write_options),
         cmocka_unit_test(test_multiline_script),
         cmocka_unit_test(test_syntax_error_names_line),
         cmocka_unit_test(test_unknown_flag),

@@ -20,7 +20,7 @@
 #include "common/status.h"
 
 #define N_FAMILY_ATTRS 7
-#define N_TABLE_ATTRS 3
+#define N_TABLE_ATTRS 4
 
 struct strata_family_descriptor {
     char *name;
@@ -64,6 +64,7 @@ static const char *const TABLE_ATTR_NAME[N_TABLE_ATTRS] = {
     [STRATA_TABLE_MAX_FILESIZE] = "MAX_FILESIZE",
     [STRATA_TABLE_MEMSTORE_FLUSHSIZE] = "MEMSTORE_FLUSHSIZE",
     [STRATA_TABLE_DURABILITY] = "DURABILITY",
+    [STRATA_TABLE_READONLY] = "READONLY",
 };
 
 /* ---- families ---- */
@@ -330,7 +331,8 @@ void strata_table_descriptor_set(strata_table_descriptor_t *td, strata_table_att
     if (!table_attr_ok(attr))
         return;
     td->value[attr] = value;
-    td->set[attr] = !(attr == STRATA_TABLE_DURABILITY && value == STRATA_DURABILITY_USE_DEFAULT);
+    td->set[attr] = !(attr == STRATA_TABLE_DURABILITY && value == STRATA_DURABILITY_USE_DEFAULT) &&
+                    !(attr == STRATA_TABLE_READONLY && value == 0);
 }
 
 int64_t strata_table_descriptor_get(const strata_table_descriptor_t *td, strata_table_attr attr)
@@ -411,7 +413,8 @@ static int family_to_proto(const strata_family_descriptor_t *f, const char *tabl
 
 static int table_attrs_to_proto(const strata_table_descriptor_t *td, Strata__Admin__TableSchema *s)
 {
-    static const int64_t max[N_TABLE_ATTRS] = {INT64_MAX, INT64_MAX, STRATA_DURABILITY_FSYNC_WAL};
+    static const int64_t max[N_TABLE_ATTRS] = {INT64_MAX, INT64_MAX, STRATA_DURABILITY_FSYNC_WAL,
+                                               1};
     for (int a = 0; a < N_TABLE_ATTRS; a++) {
         int rc = td->set[a] ? in_range(td->value[a], 0, max[a], td->name, NULL, TABLE_ATTR_NAME[a])
                             : ST_OK;
@@ -424,6 +427,8 @@ static int table_attrs_to_proto(const strata_table_descriptor_t *td, Strata__Adm
     s->memstore_flushsize = (uint64_t)td->value[STRATA_TABLE_MEMSTORE_FLUSHSIZE];
     s->has_durability = td->set[STRATA_TABLE_DURABILITY];
     s->durability = (uint32_t)td->value[STRATA_TABLE_DURABILITY];
+    s->has_read_only = td->set[STRATA_TABLE_READONLY];
+    s->read_only = td->value[STRATA_TABLE_READONLY] != 0;
     return ST_OK;
 }
 
@@ -533,6 +538,8 @@ int admin_descriptor_from_schema(const Strata__Admin__TableSchema *s,
                                     (int64_t)s->memstore_flushsize);
     if (s->has_durability)
         strata_table_descriptor_set(td, STRATA_TABLE_DURABILITY, s->durability);
+    if (s->has_read_only)
+        strata_table_descriptor_set(td, STRATA_TABLE_READONLY, s->read_only);
     bool ok = true;
     for (size_t i = 0; ok && i < s->n_value; i++)
         ok = admin_pairs_set(&td->values, s->value[i]->name, s->value[i]->value);

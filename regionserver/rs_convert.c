@@ -72,6 +72,9 @@ int rs_error_ctx(int rc, const char *region_name, const uint8_t *row, size_t row
             o += (size_t)snprintf(printable + o, sizeof(printable) - o, "\\x%02x", c);
     }
     printable[o] = 0;
+    if (strstr(why, region_name)) /* the message names the region already */
+        return st_error(rc, "%s (row '%s%s')", why, printable,
+                        o + 5 >= sizeof(printable) ? "..." : "");
     return st_error(rc, "%s (region %s, row '%s%s')", why, region_name, printable,
                     o + 5 >= sizeof(printable) ? "..." : "");
 }

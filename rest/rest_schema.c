@@ -276,7 +276,7 @@ static const struct {
     {"MOB_COMPACT_PARTITION_POLICY", "DAILY"},
 }, TABLE_DEFAULT_ONLY[] = {
     {"IS_META", "false"},         {"IS_ROOT", "false"},
-    {"READONLY", "false"},        {"REGION_REPLICATION", "1"},
+    {"REGION_REPLICATION", "1"},
     {"COMPACTION_ENABLED", "true"}, {"SPLIT_ENABLED", "true"},
     {"MERGE_ENABLED", "true"},    {"REGION_MEMSTORE_REPLICATION", "true"},
 };
@@ -389,6 +389,12 @@ static int table_attr(strata_table_descriptor_t *td, const char *what, const res
                                                 ? STRATA_TABLE_MAX_FILESIZE
                                                 : STRATA_TABLE_MEMSTORE_FLUSHSIZE,
                                         x);
+    } else if (strcasecmp(n, "READONLY") == 0) {
+        if (strcasecmp(v, "true") == 0 || strcasecmp(v, "false") == 0)
+            strata_table_descriptor_set(td, STRATA_TABLE_READONLY, strcasecmp(v, "true") == 0);
+        else
+            rc = st_error(ST_INVALID_ARGUMENT, "%s: READONLY => '%s' is not true or false", what,
+                          v);
     } else if (strcasecmp(n, "DURABILITY") == 0) {
         static const char *const names[] = {"USE_DEFAULT", "SKIP_WAL", "ASYNC_WAL", "SYNC_WAL",
                                             "FSYNC_WAL"};
@@ -532,6 +538,8 @@ static size_t table_kvs(const strata_table_descriptor_t *td, strata_table_state 
         int64_t d = strata_table_descriptor_get(td, STRATA_TABLE_DURABILITY);
         out[n++] = (kv){.k = "DURABILITY", .vp = d >= 0 && d <= 4 ? dur[d] : "USE_DEFAULT"};
     }
+    if (strata_table_descriptor_is_set(td, STRATA_TABLE_READONLY))
+        out[n++] = (kv){.k = "READONLY", .vp = "true"};
     (void)state;
     return n;
 }
@@ -722,7 +730,7 @@ static int encode_pb(const strata_table_descriptor_t *td, strata_table_state sta
     m.attrs = tptr;
     m.n_attrs = nt + nv;
     m.has_readonly = true;
-    m.readonly = false;
+    m.readonly = strata_table_descriptor_get(td, STRATA_TABLE_READONLY) != 0;
     Strata__Rest__ColumnSchema *cols = calloc(nf ? nf : 1, sizeof(*cols));
     Strata__Rest__ColumnSchema **cptr = calloc(nf ? nf : 1, sizeof(*cptr));
     kv *fkv = calloc((nf ? nf : 1) * 16, sizeof(*fkv));

@@ -75,6 +75,87 @@ static int set_keep_deleted(strata_family_descriptor_t *f, const shell_value *v)
     return rc;
 }
 
+/* A key HBase knows and Strata does not have: the value that is Strata's behaviour anyway
+ * (accepted, nothing stored; NULL: none) and why any other is refused. */
+typedef struct unsupported {
+    const char *key;
+    const char *same; /* compared with the value's to_s, any case */
+    const char *why;
+} unsupported;
+
+static const unsupported FAMILY_UNSUPPORTED[] = {
+    {"IN_MEMORY", "false", "the block cache has no in-memory priority"},
+    {"BLOCKCACHE", "true", "every family's blocks go through the block cache"},
+    {"DATA_BLOCK_ENCODING", NULL,
+     "store files prefix-compress their keys in every block (docs/formats/storefile.md)"},
+    {"INDEX_BLOCK_ENCODING", NULL, "the block index has one encoding"},
+    {"REPLICATION_SCOPE", "0", "Strata has no replication"},
+    {"CACHE_DATA_ON_WRITE", "false", "blocks are cached when read, not when written"},
+    {"CACHE_INDEX_ON_WRITE", "false", "blocks are cached when read, not when written"},
+    {"CACHE_BLOOMS_ON_WRITE", "false", "blocks are cached when read, not when written"},
+    {"EVICT_BLOCKS_ON_CLOSE", "false", "a closed store file's blocks age out of the cache"},
+    {"PREFETCH_BLOCKS_ON_OPEN", "false", "blocks are read when needed"},
+    {"COMPRESSION_COMPACT", NULL, "compactions write the family's COMPRESSION"},
+    {"COMPRESSION_COMPACT_MAJOR", NULL, "compactions write the family's COMPRESSION"},
+    {"COMPRESSION_COMPACT_MINOR", NULL, "compactions write the family's COMPRESSION"},
+    {"ENCRYPTION", NULL, "Strata has no encryption at rest"},
+    {"ENCRYPTION_KEY", NULL, "Strata has no encryption at rest"},
+    {"IS_MOB", "false", "Strata has no MOB storage"},
+    {"MOB_THRESHOLD", NULL, "Strata has no MOB storage"},
+    {"MOB_COMPACT_PARTITION_POLICY", NULL, "Strata has no MOB storage"},
+    {"DFS_REPLICATION", NULL, "store files live on the region server's file system"},
+    {"STORAGE_POLICY", NULL, "store files live on the region server's file system"},
+    {"NEW_VERSION_BEHAVIOR", "false", "deletes mask versions as HBase's default does"},
+    {"METADATA", NULL, "families keep no METADATA (a table's METADATA is kept)"},
+    {"CONFIGURATION", NULL, "families keep no CONFIGURATION (a table's CONFIGURATION is kept)"},
+    {NULL, NULL, NULL}};
+
+static const unsupported TABLE_UNSUPPORTED[] = {
+    {"OWNER", NULL, "Strata has no access control"},
+    {"REGION_REPLICATION", "1", "Strata has no region replicas"},
+    {"REGION_MEMSTORE_REPLICATION", NULL, "Strata has no region replicas"},
+    {"COMPACTION_ENABLED", "true", "compactions cannot be switched off per table"},
+    {"SPLIT_ENABLED", "true",
+     "splits cannot be switched off per table (split_switch, or SPLIT_POLICY => "
+     "'DisabledRegionSplitPolicy')"},
+    {"MERGE_ENABLED", "true", "merges cannot be switched off per table (merge_switch)"},
+    {"PRIORITY", NULL, "Strata has no request priorities"},
+    {"FLUSH_POLICY", NULL, "the flush policy is not configurable"},
+    {"NORMALIZER_TARGET_REGION_COUNT", NULL,
+     "the normalizer aims at the table's average region size"},
+    {"NORMALIZER_TARGET_REGION_SIZE", NULL,
+     "the normalizer aims at the table's average region size"},
+    {"NORMALIZER_TARGET_REGION_SIZE_MB", NULL,
+     "the normalizer aims at the table's average region size"},
+    {"COPROCESSOR", NULL, "Strata has no coprocessors"},
+    {NULL, NULL, NULL}};
+
+/* key in list: ST_OK with *known (the value is Strata's behaviour), or the refusal; *known
+ * false when the list does not hold key. where: "table t" or "column family f". */
+static int check_unsupported(const unsupported *list, const char *key, const shell_value *v,
+                             const char *where, bool *known)
+{
+    *known = false;
+    for (const unsupported *u = list; u->key; u++) {
+        if (strcasecmp(u->key, key) != 0)
+            continue;
+        *known = true;
+        buf_t b = {0};
+        if (u->same && v->kind != SHELL_V_ARRAY && v->kind != SHELL_V_HASH &&
+            shell_to_s(v, key, &b) == ST_OK && strcasecmp((char *)b.data, u->same) == 0) {
+            buf_free(&b);
+            return ST_OK;
+        }
+        buf_reset(&b);
+        shell_value_inspect(v, &b);
+        int rc = st_error(ST_UNSUPPORTED, "%s => %s for %s is not supported: %s", u->key,
+                          b.data ? (char *)b.data : "?", where, u->why);
+        buf_free(&b);
+        return rc;
+    }
+    return ST_OK;
+}
+
 /* A count attribute: at least min, at most UINT32_MAX. */
 static int set_count(strata_family_descriptor_t *f, strata_family_attr attr, const char *key,
                      const shell_value *v, int64_t min)
@@ -130,6 +211,12 @@ int shell_family_apply(shell_session *s, strata_family_descriptor_t *f, const sh
             continue;
         bool known;
         int rc = family_attr(f, k->s, shell_hash_val(spec, i), &known);
+        if (rc == ST_OK && !known) {
+            char where[300];
+            snprintf(where, sizeof(where), "column family %s", strata_family_descriptor_name(f));
+            rc = check_unsupported(FAMILY_UNSUPPORTED, k->s, shell_hash_val(spec, i), where,
+                                   &known);
+        }
         if (rc != ST_OK)
             return rc;
         if (!known)
@@ -180,6 +267,15 @@ static int set_normalization(strata_table_descriptor_t *t, const shell_value *v)
     if (rc == ST_OK)
         rc = nomem_unless(strata_table_descriptor_set_value(t, STRATA_TABLE_NORMALIZATION_ENABLED,
                                                             b ? "true" : "false"));
+    return rc;
+}
+
+static int set_readonly(strata_table_descriptor_t *t, const shell_value *v)
+{
+    bool b = false;
+    int rc = shell_bool_value(v, "READONLY", &b);
+    if (rc == ST_OK)
+        strata_table_descriptor_set(t, STRATA_TABLE_READONLY, b); /* false unsets */
     return rc;
 }
 
@@ -235,18 +331,23 @@ int shell_table_attr(strata_table_descriptor_t *t, const char *key, const shell_
         return set_split_policy(t, v);
     if (strcmp(key, "NORMALIZATION_ENABLED") == 0)
         return set_normalization(t, v);
+    if (strcmp(key, "READONLY") == 0)
+        return set_readonly(t, v);
     if (strcmp(key, "METADATA") == 0)
         return set_pairs(t, key, v, strata_table_descriptor_set_value);
     if (strcmp(key, "CONFIGURATION") == 0)
         return set_pairs(t, key, v, strata_table_descriptor_set_config);
-    *known = false;
-    return ST_OK;
+    char where[300];
+    snprintf(where, sizeof(where), "table %s",
+             shell_display_name(strata_table_descriptor_name(t)));
+    return check_unsupported(TABLE_UNSUPPORTED, key, v, where, known);
 }
 
 /* Unsets one table attribute or value (config false) or configuration entry (true). */
 static int unset_one(strata_table_descriptor_t *t, const shell_value *name, bool config)
 {
-    static const char *const attrs[] = {"MAX_FILESIZE", "MEMSTORE_FLUSHSIZE", "DURABILITY"};
+    static const char *const attrs[] = {"MAX_FILESIZE", "MEMSTORE_FLUSHSIZE", "DURABILITY",
+                                        "READONLY"};
     if (name->kind != SHELL_V_STR || strlen(name->s) != name->len)
         return st_error(ST_INVALID_ARGUMENT, "NAME must be a String or an Array of Strings");
     for (size_t a = 0; !config && a < sizeof(attrs) / sizeof(attrs[0]); a++)
@@ -384,13 +485,16 @@ static void describe_table_attrs(const strata_table_descriptor_t *t, buf_t *b, b
             (unsigned long long)strata_table_descriptor_get(t, STRATA_TABLE_MEMSTORE_FLUSHSIZE));
         describe_attr(b, first, "MEMSTORE_FLUSHSIZE", num);
     }
+    if (strata_table_descriptor_is_set(t, STRATA_TABLE_READONLY))
+        describe_attr(b, first, "READONLY", "true");
 }
 
 void shell_table_attrs_describe(const strata_table_descriptor_t *t, buf_t *b)
 {
     bool attrs = strata_table_descriptor_is_set(t, STRATA_TABLE_DURABILITY) ||
                  strata_table_descriptor_is_set(t, STRATA_TABLE_MAX_FILESIZE) ||
-                 strata_table_descriptor_is_set(t, STRATA_TABLE_MEMSTORE_FLUSHSIZE);
+                 strata_table_descriptor_is_set(t, STRATA_TABLE_MEMSTORE_FLUSHSIZE) ||
+                 strata_table_descriptor_is_set(t, STRATA_TABLE_READONLY);
     size_t nvalues = strata_table_descriptor_value_count(t);
     size_t nconfig = strata_table_descriptor_config_count(t);
     buf_reset(b);

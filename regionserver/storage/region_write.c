@@ -196,6 +196,12 @@ int region_admit_write(region *r)
     pthread_mutex_unlock(&r->maint_mu);
     if (closing)
         return st_error(ST_NOT_SERVING, "region %s is closing", r->info.encoded_name);
+    if (r->schema.read_only) /* the default namespace's tables by their names, as HBase */
+        return st_error(ST_PERMISSION, "table %s is read-only (READONLY => true): region %s "
+                                       "refuses writes",
+                        strncmp(r->schema.name, "default:", 8) == 0 ? r->schema.name + 8
+                                                                    : r->schema.name,
+                        r->info.encoded_name);
     int rc = engine_memstore_admit(r->eng);
     if (rc == ST_OK)
         rc = region_wait_store_files(r);

@@ -254,7 +254,8 @@ static int validate_pairs(const char *table, const char *what, const schema_pair
  * split settings (split_policy.c). */
 static int validate_values(const table_schema *t)
 {
-    static const char *const attrs[] = {"MAX_FILESIZE", "MEMSTORE_FLUSHSIZE", "DURABILITY"};
+    static const char *const attrs[] = {"MAX_FILESIZE", "MEMSTORE_FLUSHSIZE", "DURABILITY",
+                                        "READONLY"};
     for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++)
         if (table_schema_value(t, attrs[i]))
             return st_error(ST_INVALID_ARGUMENT,

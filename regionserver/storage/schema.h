@@ -66,6 +66,7 @@ typedef struct table_schema {
     durability durability;       /* DURABILITY (never USE_DEFAULT here) */
     uint64_t memstore_flushsize; /* MEMSTORE_FLUSHSIZE, bytes */
     uint64_t max_filesize;       /* MAX_FILESIZE, bytes; 0: not set (the cluster's) */
+    bool read_only;              /* READONLY: every write is refused */
     schema_pairs values;         /* METADATA: SPLIT_POLICY, NORMALIZATION_ENABLED, ... */
     schema_pairs config;         /* CONFIGURATION */
 } table_schema;

@@ -39,6 +39,7 @@ static int table_from_proto(const Strata__Admin__TableSchema *p, uint64_t defaul
         return st_error(ST_INVALID_ARGUMENT, "table '%s': MAX_FILESIZE must be > 0", p->name);
     if (p->has_max_filesize)
         out->max_filesize = p->max_filesize;
+    out->read_only = p->has_read_only && p->read_only;
     if (p->has_durability && p->durability >= DURABILITY_SKIP_WAL &&
         p->durability <= DURABILITY_FSYNC_WAL)
         out->durability = (durability)p->durability;

@@ -408,9 +408,19 @@ static void test_schema(void **state)
     req("PUT", "/sch/schema", "application/json", NULL, snappy, strlen(snappy), 400, &r);
     assert_non_null(strstr(r.body, "COMPRESSION => 'SNAPPY'"));
     rc_free(&r);
+    const char *rep = "{\"ColumnSchema\":[{\"name\":\"b\"}],\"REGION_REPLICATION\":\"3\"}";
+    req("PUT", "/sch/schema", "application/json", NULL, rep, strlen(rep), 400, &r);
+    assert_non_null(strstr(r.body, "REGION_REPLICATION"));
+    rc_free(&r);
+    /* READONLY is honoured: the regions refuse writes, the gateway answers 403 */
     const char *ro = "{\"ColumnSchema\":[{\"name\":\"b\"}],\"READONLY\":\"true\"}";
-    req("PUT", "/sch/schema", "application/json", NULL, ro, strlen(ro), 400, &r);
-    assert_non_null(strstr(r.body, "READONLY"));
+    req("PUT", "/rot/schema", "application/json", NULL, ro, strlen(ro), 201, &r);
+    rc_free(&r);
+    req("PUT", "/rot/r1/b:q", "application/octet-stream", NULL, "v", 1, 403, &r);
+    assert_non_null(strstr(r.body, "read-only"));
+    rc_free(&r);
+    req("GET", "/rot/schema", NULL, "application/json", NULL, 0, 200, &r);
+    assert_non_null(strstr(r.body, "\"READONLY\":\"true\""));
     rc_free(&r);
     const char *other = "{\"name\":\"other\",\"ColumnSchema\":[{\"name\":\"b\"}]}";
     req("PUT", "/sch/schema", "application/json", NULL, other, strlen(other), 400, &r);

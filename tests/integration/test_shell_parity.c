@@ -10,6 +10,10 @@
  *   - count with STARTROW, STOPROW, ROWPREFIXFILTER and LIMIT (a scan's keys);
  *   - the options of put, incr, append, delete and deleteall (TTL, VISIBILITY, ATTRIBUTES)
  *     refused with their reason and nothing written, extra arguments refused;
+ *   - READONLY honoured (every kind of write refused by the regions until alter turns it
+ *     off or table_att_unset removes it), the keys HBase has and Strata does not
+ *     (REGION_REPLICATION, OWNER, IN_MEMORY, DATA_BLOCK_ENCODING, ...) refused with their
+ *     reason unless the value is Strata's behaviour anyway;
  *   - commands spanning lines in HBase's syntax (hashes and arrays over several lines,
  *     comments inside, trailing commas), and a syntax error naming its line;
  *   - an unknown command-line flag named as unknown.
@@ -179,6 +183,98 @@ static void test_write_options(void **state)
                "Took X seconds\n");
 }
 
+/* ---- schema keys: honoured (READONLY) or refused, never "ignored" ---- */
+
+static void test_readonly_and_refused_keys(void **state)
+{
+    (void)state;
+    ssh_expect("create 'ro', 'f', READONLY => true, REGION_REPLICATION => 1\n"
+               "describe 'ro'\n",
+               "Created table ro\n"
+               "Took X seconds\n"
+               "Table ro is ENABLED\n"
+               "ro, {TABLE_ATTRIBUTES => {READONLY => 'true'}}\n"
+               "COLUMN FAMILIES DESCRIPTION\n"
+               "{NAME => 'f', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', TTL => 'FOREVER', "
+               "MIN_VERSIONS => '0', BLOOMFILTER => 'ROW', COMPRESSION => 'NONE', BLOCKSIZE => "
+               "'65536'}\n"
+               "1 row(s)\n"
+               "Took X seconds\n");
+    /* every kind of write is refused by the region, nothing is stored */
+    static const char *const writes[] = {
+        "put 'ro', 'r', 'f:a', 'v'\n",
+        "incr 'ro', 'r', 'f:c'\n",
+        "append 'ro', 'r', 'f:a', 'x'\n",
+        "delete 'ro', 'r', 'f:a'\n",
+        "deleteall 'ro', 'r'\n",
+    };
+    for (size_t i = 0; i < sizeof(writes) / sizeof(writes[0]); i++) {
+        ssh_result r = ssh_expect_fail_keep(writes[i], "table ro is read-only");
+        /* the region is named once, the row after it (no "(region X, row ...)" again) */
+        assert_null(strstr(r.err, "(region "));
+        assert_non_null(strstr(r.err, "(row 'r')"));
+        ssh_result_free(&r);
+    }
+    ssh_expect("count 'ro'\n", "0 row(s)\nTook X seconds\n");
+    /* alter turns it off (the regions reopen with the new schema); writes work again */
+    ssh_expect("alter 'ro', READONLY => false\n"
+               "put 'ro', 'r', 'f:a', 'v', 3\n"
+               "get 'ro', 'r'\n"
+               "alter 'ro', READONLY => true\n"
+               "alter 'ro', METHOD => 'table_att_unset', NAME => 'READONLY'\n"
+               "put 'ro', 'r', 'f:b', 'w', 4\n"
+               "describe 'ro'\n",
+               "Updating all regions with the new schema...\n"
+               "1/1 regions updated.\n"
+               "Done.\n"
+               "Took X seconds\n"
+               "Took X seconds\n"
+               "COLUMN  CELL\n"
+               " f:a timestamp=3, value=v\n"
+               "1 row(s)\n"
+               "Took X seconds\n"
+               "Updating all regions with the new schema...\n"
+               "1/1 regions updated.\n"
+               "Done.\n"
+               "Took X seconds\n"
+               "Updating all regions with the new schema...\n"
+               "1/1 regions updated.\n"
+               "Done.\n"
+               "Took X seconds\n"
+               "Took X seconds\n"
+               "Table ro is ENABLED\n"
+               "ro\n"
+               "COLUMN FAMILIES DESCRIPTION\n"
+               "{NAME => 'f', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', TTL => 'FOREVER', "
+               "MIN_VERSIONS => '0', BLOOMFILTER => 'ROW', COMPRESSION => 'NONE', BLOCKSIZE => "
+               "'65536'}\n"
+               "1 row(s)\n"
+               "Took X seconds\n");
+    /* keys HBase has and Strata does not: refused with the reason; nothing is created */
+    ssh_expect_fail("create 'rk', 'f', REGION_REPLICATION => 3\n",
+                    "REGION_REPLICATION => 3 for table rk is not supported: Strata has no region "
+                    "replicas");
+    ssh_expect_fail("create 'rk', 'f', OWNER => 'bob'\n",
+                    "OWNER => 'bob' for table rk is not supported: Strata has no access control");
+    ssh_expect_fail("create 'rk', {NAME => 'f', IN_MEMORY => true}\n",
+                    "IN_MEMORY => true for column family f is not supported");
+    ssh_expect_fail("create 'rk', {NAME => 'f', DATA_BLOCK_ENCODING => 'FAST_DIFF'}\n",
+                    "DATA_BLOCK_ENCODING => 'FAST_DIFF' for column family f is not supported");
+    ssh_expect_fail("alter 'ro', {NAME => 'f', REPLICATION_SCOPE => 1}\n",
+                    "REPLICATION_SCOPE => 1 for column family f is not supported: Strata has no "
+                    "replication");
+    ssh_expect_fail("alter 'ro', COMPACTION_ENABLED => false\n",
+                    "COMPACTION_ENABLED => false for table ro is not supported");
+    ssh_expect("exists 'rk'\n", "Table rk does not exist\nTook X seconds\n");
+    /* the values that are Strata's behaviour anyway are accepted; keys unknown to HBase
+     * too keep HBase's warning */
+    ssh_expect("create 'rk', {NAME => 'f', BLOCKCACHE => true, IN_MEMORY => 'false', "
+               "REPLICATION_SCOPE => 0, FROBNICATE => 1}, COMPACTION_ENABLED => true\n",
+               "Unknown argument ignored for column family f: FROBNICATE\n"
+               "Created table rk\n"
+               "Took X seconds\n");
+}
+
 /* ---- scripts in HBase's syntax ---- */
 
 static void test_multiline_script(void **state)
@@ -274,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_formatters),
         cmocka_unit_test(test_count_ranges),
         cmocka_unit_test(test_write_options),
+        cmocka_unit_test(test_readonly_and_refused_keys),
         cmocka_unit_test(test_multiline_script),
         cmocka_unit_test(test_syntax_error_names_line),
         cmocka_unit_test(test_unknown_flag),

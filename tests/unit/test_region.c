@@ -529,6 +529,55 @@ static void append_concatenates(void **state)
     assert_string_equal(v, "abab");
 }
 
+/* A READONLY table's region refuses every write with ST_PERMISSION naming the table and
+ * the region; reads, flushes and compactions go on; reopened writable, writes work. */
+static void read_only_region_refuses_writes(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(tu_put(f->reg, "r", "a", "q", "before", CELL_LATEST_TIMESTAMP), ST_OK);
+    close_engine(f, true);
+    f->schema.read_only = true;
+    open_engine(f, NULL);
+    assert_int_equal(tu_put(f->reg, "r", "a", "q", "v", CELL_LATEST_TIMESTAMP), ST_PERMISSION);
+    assert_non_null(strstr(st_errmsg(), "is read-only"));
+    assert_non_null(strstr(st_errmsg(), tu_whole_region().encoded_name));
+    cell_t col = {0};
+    col.family = (const uint8_t *)"a";
+    col.family_len = 1;
+    col.qualifier = (const uint8_t *)"n";
+    col.qualifier_len = 1;
+    col.value = (const uint8_t *)"x";
+    col.value_len = 1;
+    int64_t one = 1, got = 0;
+    assert_int_equal(region_increment(f->reg, (const uint8_t *)"r", 1, &col, &one, 1,
+                                      DURABILITY_USE_DEFAULT, &got),
+                     ST_PERMISSION);
+    assert_int_equal(region_append(f->reg, (const uint8_t *)"r", 1, &col, 1,
+                                   DURABILITY_USE_DEFAULT, NULL),
+                     ST_PERMISSION);
+    col.ts = CELL_LATEST_TIMESTAMP;
+    col.type = CELL_TYPE_PUT;
+    mutation m = {(const uint8_t *)"r", 1, &col, 1, DURABILITY_USE_DEFAULT};
+    bool applied = true;
+    assert_int_equal(region_check_and_mutate(f->reg, (const uint8_t *)"r", 1, (const uint8_t *)"a",
+                                             1, (const uint8_t *)"q", 1, CMP_EQUAL,
+                                             (const uint8_t *)"before", 6, &m, &applied),
+                     ST_PERMISSION);
+    int results[1] = {ST_OK};
+    region_batch_mutate(f->reg, &m, 1, results);
+    assert_int_equal(results[0], ST_PERMISSION);
+    char v[32];
+    assert_int_equal(tu_get(f->reg, "r", "a", "q", v, sizeof(v)), 1);
+    assert_string_equal(v, "before");
+    assert_int_equal(tu_get(f->reg, "r", "a", "n", v, sizeof(v)), 0);
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    assert_int_equal(region_compact(f->reg, true), ST_OK);
+    close_engine(f, true);
+    f->schema.read_only = false;
+    open_engine(f, NULL);
+    assert_int_equal(tu_put(f->reg, "r", "a", "q", "after", CELL_LATEST_TIMESTAMP), ST_OK);
+}
+
 static void writes_wait_for_compaction_at_blocking_file_count(void **state)
 {
     fixture *f = *state;
@@ -990,6 +1039,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_and_mutate_race_has_one_winner, setup, teardown),
         cmocka_unit_test_setup_teardown(check_and_mutate_operators, setup, teardown),
         cmocka_unit_test_setup_teardown(append_concatenates, setup, teardown),
+        cmocka_unit_test_setup_teardown(read_only_region_refuses_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(writes_wait_for_compaction_at_blocking_file_count, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(duplicate_files_after_crash_compact_cleanly, setup,

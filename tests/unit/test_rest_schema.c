@@ -263,11 +263,12 @@ static void test_decode_protobuf_fields_become_attributes(void **state)
     expect_attr(f->attrs, f->nattrs, "VERSIONS", "5");
     expect_attr(f->attrs, f->nattrs, "COMPRESSION", "ZSTD");
     assert_int_equal(s.families[1].nattrs, 0);
-    /* readOnly true is refused when mapped */
+    /* readOnly true maps onto READONLY */
     strata_table_descriptor_t *td = NULL;
-    assert_int_equal(rest_schema_to_descriptor(&s, "t", &td), ST_INVALID_ARGUMENT);
-    assert_null(td);
-    assert_non_null(strstr(st_errmsg(), "READONLY"));
+    assert_int_equal(rest_schema_to_descriptor(&s, "t", &td), ST_OK);
+    assert_int_equal(strata_table_descriptor_get(td, STRATA_TABLE_READONLY), 1);
+    strata_table_descriptor_destroy(td);
+    td = NULL;
     rest_schema_free(&s);
 
     /* readOnly false maps, the fields applied */
@@ -429,7 +430,11 @@ static void test_map_table_attributes(void **state)
     assert_false(strata_table_descriptor_is_set(td, STRATA_TABLE_DURABILITY));
     strata_table_descriptor_destroy(td);
 
-    map_bad(doc_with("", "\"READONLY\":true"), "t", "READONLY => 'true' is not supported");
+    /* READONLY is honoured */
+    td = map_json(doc_with("", "\"READONLY\":true"), "t");
+    assert_int_equal(strata_table_descriptor_get(td, STRATA_TABLE_READONLY), 1);
+    strata_table_descriptor_destroy(td);
+    map_bad(doc_with("", "\"READONLY\":\"maybe\""), "t", "READONLY => 'maybe' is not true or false");
     map_bad(doc_with("", "\"IS_META\":\"true\""), "t", "IS_META");
     map_bad(doc_with("", "\"DURABILITY\":\"WAL\""), "t", "DURABILITY => 'WAL'");
     map_bad(doc_with("", "\"MAX_FILESIZE\":0"), "t", "MAX_FILESIZE => '0'");

@@ -110,6 +110,8 @@ typedef enum strata_table_attr {
     STRATA_TABLE_MEMSTORE_FLUSHSIZE = 1, /* bytes before a memstore flushes; default: 0, the
                                             cluster's setting (128 MiB) */
     STRATA_TABLE_DURABILITY = 2,         /* a strata_durability; default USE_DEFAULT */
+    STRATA_TABLE_READONLY = 3,           /* 0 or 1: the regions refuse every write (puts,
+                                            deletes, increments, appends, checks); default 0 */
 } strata_table_attr;
 
 #define STRATA_TTL_FOREVER INT64_MAX

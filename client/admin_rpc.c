@@ -68,11 +68,24 @@ int admin_rpc_active_master(admin_rpc *a, server_name *out, uint32_t *http_port)
     return master_link_active(a->link, out, http_port);
 }
 
-/* Prefixes the current message with what failed; returns rc. */
+/* Prefixes the current message with what failed; returns rc. A message that starts by
+ * naming the same object ("table ns:t: ..." after "create table ns:t") loses that
+ * start, so that the object is named once. */
 static int fail(int rc, const char *what)
 {
     char msg[1024];
     snprintf(msg, sizeof(msg), "%s", st_errmsg());
+    for (const char *w = what; w; w = strchr(w + 1, ' ')) {
+        const char *tail = *w == ' ' ? w + 1 : w;
+        size_t n = strlen(tail);
+        /* tail as a part of its own: at the start or after ": ", followed by ": " */
+        for (char *p = n ? strstr(msg, tail) : NULL; p; p = strstr(p + 1, tail))
+            if ((p == msg || (p - msg >= 2 && p[-2] == ':' && p[-1] == ' ')) && p[n] == ':' &&
+                p[n + 1] == ' ') {
+                memmove(p, p + n + 2, strlen(p + n + 2) + 1);
+                return st_error(rc, "%s: %s", what, msg);
+            }
+    }
     return st_error(rc, "%s: %s", what, msg);
 }
 

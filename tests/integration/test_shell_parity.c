@@ -16,6 +16,7 @@
  *     reason unless the value is Strata's behaviour anyway;
  *   - commands spanning lines in HBase's syntax (hashes and arrays over several lines,
  *     comments inside, trailing commas), and a syntax error naming its line;
+ *   - errors that name their table or region once;
  *   - an unknown command-line flag named as unknown.
  *
  * Needs STRATA_BIN (set by CTest); skipped without it (exit 77).
@@ -324,6 +325,17 @@ static void test_syntax_error_names_line(void **state)
     ssh_result_free(&r);
 }
 
+/* Errors name what failed once ("create table strata:x: table strata:x: ..." before). */
+static void test_errors_name_things_once(void **state)
+{
+    (void)state;
+    ssh_result r = ssh_expect_fail_keep("create 'strata:x', 'f'\n",
+                                        "create table strata:x: the namespace 'strata' is "
+                                        "reserved");
+    assert_null(strstr(r.err, "table strata:x: table strata:x"));
+    ssh_result_free(&r);
+}
+
 static void test_unknown_flag(void **state)
 {
     (void)state;
@@ -373,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_readonly_and_refused_keys),
         cmocka_unit_test(test_multiline_script),
         cmocka_unit_test(test_syntax_error_names_line),
+        cmocka_unit_test(test_errors_name_things_once),
         cmocka_unit_test(test_unknown_flag),
     };
     return tu_run_group_tests(tests, setup, teardown);

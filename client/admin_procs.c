@@ -345,3 +345,47 @@ const char *strata_procedure_region(const strata_procedure_list_t *l, size_t i, 
     const Strata__Master__ProcedureInfo *p = at(l, i);
     return p && j < p->n_region ? p->region[j] : "";
 }
+
+/* ---- dead servers ---- */
+
+strata_name_list_t *strata_admin_list_dead_servers(strata_admin_t *a, char **errptr)
+{
+    strata_cluster_status_t *s = strata_admin_cluster_status(a, errptr);
+    if (!s)
+        return NULL;
+    size_t n = strata_cluster_status_dead_server_count(s);
+    char **names = calloc(n ? n : 1, sizeof(*names));
+    for (size_t i = 0; names && i < n; i++)
+        names[i] = (char *)strata_cluster_status_dead_server(s, i);
+    strata_name_list_t *l = names ? admin_name_list_new(names, n) : NULL;
+    free(names);
+    strata_cluster_status_destroy(s);
+    if (!l)
+        report(st_error(ST_NOMEM, "admin: out of memory listing the dead servers"), errptr);
+    return l;
+}
+
+strata_name_list_t *strata_admin_clear_dead_servers(strata_admin_t *a, const char *const *servers,
+                                                    size_t n, char **errptr)
+{
+    int rc = need(a, "clear dead servers");
+    if (rc == ST_OK && n && !servers)
+        rc = st_error(ST_INVALID_ARGUMENT, "clear dead servers: %zu servers without names", n);
+    Strata__Master__ClearDeadServersRequest req = STRATA__MASTER__CLEAR_DEAD_SERVERS_REQUEST__INIT;
+    req.server = (char **)servers;
+    req.n_server = n;
+    Strata__Master__ClearDeadServersResponse *resp = NULL;
+    if (rc == ST_OK)
+        rc = admin_rpc_call(admin_handle_rpc(a), "ClearDeadServers", &req.base,
+                            &strata__master__clear_dead_servers_response__descriptor, 0,
+                            (ProtobufCMessage **)&resp);
+    strata_name_list_t *l = NULL;
+    if (rc == ST_OK && !(l = admin_name_list_new(resp->not_cleared, resp->n_not_cleared)))
+        rc = st_error(ST_NOMEM, "admin: out of memory");
+    admin_rpc_free_msg(resp);
+    if (report(rc, errptr) != ST_OK) {
+        strata_name_list_destroy(l);
+        return NULL;
+    }
+    return l;
+}

@@ -265,6 +265,11 @@ m_server *master_server_find(master *m, const char *addr_or_name);
  * `avoid` (may be NULL) when another exists. Copies its name to out. ST_NOT_SERVING if
  * none. mu held. */
 int master_server_pick(master *m, const char *avoid, char *out, size_t cap);
+/* Clears dead servers from the dead list (n 0: all), as HBase's clearDeadServers: none
+ * while a recovery is queued or running. *not_cleared (malloc'ed names, each malloc'ed)
+ * gets those that stayed: every one asked while busy, and names not in the list. */
+int master_clear_dead_servers(master *m, char *const *names, size_t n, char ***not_cleared,
+                              size_t *n_not);
 /* Declares a server dead (mu held): removes it from the live set, queues recovery. */
 void master_server_dead(master *m, const char *name);
 /* Whether recovery of name is queued or running (mu held). */

@@ -146,6 +146,68 @@ void master_server_dead(master *m, const char *name_in)
     pthread_cond_broadcast(&m->chore_cv);
 }
 
+/* A server that registers again on the same host and port with a newer start code
+ * replaces its earlier instances in the dead list, as HBase's cleanPreviousInstance (mu
+ * held). Their recoveries, if still queued or running, go on. */
+static void forget_previous_instances(master *m, const server_name *sn)
+{
+    for (size_t i = 0; i < m->ndead;) {
+        server_name d;
+        if (server_name_parse(m->dead[i], &d) == ST_OK && server_name_same_addr(&d, sn) &&
+            d.start_code < sn->start_code) {
+            LOG_INFO("master %s: %s replaces the dead %s", m->name, sn->host, m->dead[i]);
+            free(m->dead[i]);
+            memmove(m->dead + i, m->dead + i + 1, (m->ndead - i - 1) * sizeof(*m->dead));
+            m->ndead--;
+        } else {
+            i++;
+        }
+    }
+}
+
+int master_clear_dead_servers(master *m, char *const *names, size_t n, char ***not_cleared,
+                              size_t *n_not)
+{
+    *not_cleared = NULL;
+    *n_not = 0;
+    pthread_mutex_lock(&m->mu);
+    size_t want = n ? n : m->ndead;
+    /* n 0: every server of the list as it is now (copied: clearing changes the list) */
+    char(*ask)[SERVER_NAME_MAX] = calloc(want ? want : 1, sizeof(*ask));
+    char **out = calloc(want ? want : 1, sizeof(*out));
+    int rc = ask && out ? ST_OK : st_error(ST_NOMEM, "out of memory");
+    for (size_t i = 0; rc == ST_OK && i < want; i++)
+        snprintf(ask[i], sizeof(ask[i]), "%s", n ? names[i] : m->dead[i]);
+    /* As HBase: while any dead server's recovery is queued or running, none is cleared. */
+    bool busy = m->ncrash > 0;
+    for (size_t i = 0; rc == ST_OK && i < want; i++) {
+        size_t k = 0;
+        while (k < m->ndead && strcmp(m->dead[k], ask[i]) != 0)
+            k++;
+        if (!busy && k < m->ndead) {
+            LOG_INFO("master %s: dead server %s cleared", m->name, ask[i]);
+            free(m->dead[k]);
+            memmove(m->dead + k, m->dead + k + 1, (m->ndead - k - 1) * sizeof(*m->dead));
+            m->ndead--;
+        } else if ((out[*n_not] = strdup(ask[i]))) {
+            (*n_not)++;
+        } else {
+            rc = st_error(ST_NOMEM, "out of memory");
+        }
+    }
+    pthread_mutex_unlock(&m->mu);
+    free(ask);
+    if (rc != ST_OK) {
+        for (size_t i = 0; out && i < *n_not; i++)
+            free(out[i]);
+        free(out);
+        *n_not = 0;
+        return rc;
+    }
+    *not_cleared = out;
+    return ST_OK;
+}
+
 static int add_server(master *m, const char *name, const uint8_t *data, size_t len)
 {
     m_server *s = calloc(1, sizeof(*s));
@@ -186,6 +248,7 @@ static int add_server(master *m, const char *name, const uint8_t *data, size_t l
         break;
     }
     m->servers[m->nservers++] = s;
+    forget_previous_instances(m, &s->sn);
     LOG_INFO("master %s: region server %s registered", m->name, s->name);
     return ST_OK;
 }

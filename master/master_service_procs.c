@@ -388,6 +388,25 @@ static int compaction_switch_body(void *ctx, ProtobufCMessage *msg, rpc_reply *r
     return rc;
 }
 
+static int clear_dead_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    master *m = ctx;
+    Strata__Master__ClearDeadServersRequest *req = (Strata__Master__ClearDeadServersRequest *)msg;
+    char **left = NULL;
+    size_t n = 0;
+    int rc = master_clear_dead_servers(m, req->server, req->n_server, &left, &n);
+    if (rc != ST_OK)
+        return rc;
+    Strata__Master__ClearDeadServersResponse resp = STRATA__MASTER__CLEAR_DEAD_SERVERS_RESPONSE__INIT;
+    resp.not_cleared = left;
+    resp.n_not_cleared = n;
+    rc = rpc_proto_reply(reply, &resp.base);
+    for (size_t i = 0; i < n; i++)
+        free(left[i]);
+    free(left);
+    return rc;
+}
+
 static int janitor_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     master *m = ctx;
@@ -419,6 +438,8 @@ RPC_PROTO_HANDLER(h_compaction_switch, check_active,
                   strata__master__compaction_switch_all_request__descriptor, compaction_switch_body)
 RPC_PROTO_HANDLER(h_janitor, check_active, strata__master__run_catalog_janitor_request__descriptor,
                   janitor_body)
+RPC_PROTO_HANDLER(h_clear_dead, check_active, strata__master__clear_dead_servers_request__descriptor,
+                  clear_dead_body)
 
 int master_service_register_procs(master *m)
 {
@@ -434,6 +455,7 @@ int master_service_register_procs(master *m)
         {"MasterService.Normalize", h_normalize},
         {"MasterService.Balance", h_balance},
         {"MasterService.CompactionSwitch", h_compaction_switch},
+        {"MasterService.ClearDeadServers", h_clear_dead},
     };
     for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
         int rc = rpc_server_register(m->rpc, methods[i].name, methods[i].fn, m);

@@ -3,7 +3,7 @@
  * merge_region, splitormerge_switch, splitormerge_enabled, catalogjanitor_run,
  * catalogjanitor_switch, catalogjanitor_enabled, compaction_switch, normalize,
  * normalizer_switch, normalizer_enabled, list_procedures (docs/split-merge.md,
- * docs/procedures.md) and the balancer's balancer, balance_switch and balancer_enabled
+ * docs/procedures.md), list_deadservers and clear_deadservers, and the balancer's balancer, balance_switch and balancer_enabled
  * (docs/balancer.md).
  *
  * Thread-safety: a session belongs to one thread.
@@ -329,6 +329,71 @@ static int cmd_compaction_switch(shell_session *s, const shell_value *args)
     return ST_OK;
 }
 
+/* list_deadservers: HBase's SERVERNAME column. */
+static int cmd_list_deadservers(shell_session *s, const shell_value *args)
+{
+    strata_admin_t *a = NULL;
+    int rc = shell_nargs(args, 0, 0);
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
+    if (rc != ST_OK)
+        return rc;
+    char *err = NULL;
+    strata_name_list_t *l = strata_admin_list_dead_servers(a, &err);
+    rc = shell_failed(err);
+    if (rc != ST_OK)
+        return rc;
+    shell_header(s, "SERVERNAME", NULL);
+    for (size_t i = 0; i < strata_name_list_count(l); i++)
+        shell_row1(s, strata_name_list_get(l, i));
+    shell_footer(s, (long)strata_name_list_count(l));
+    strata_name_list_destroy(l);
+    return ST_OK;
+}
+
+/* clear_deadservers [server, ...]: "true", or HBase's block of those not cleared. */
+static int cmd_clear_deadservers(shell_session *s, const shell_value *args)
+{
+    const char *servers[256];
+    size_t n = 0;
+    int rc = ST_OK;
+    for (size_t i = 0; rc == ST_OK && i < args->n; i++) {
+        const shell_value *v = &args->items[i];
+        const shell_value *items = v->kind == SHELL_V_ARRAY ? v->items : v;
+        size_t k = v->kind == SHELL_V_ARRAY ? v->n : 1;
+        for (size_t j = 0; rc == ST_OK && j < k; j++)
+            if (items[j].kind == SHELL_V_NIL)
+                continue;
+            else if (items[j].kind != SHELL_V_STR || n == 256)
+                rc = st_error(ST_INVALID_ARGUMENT,
+                              "server names must be Strings ('host,port,startcode')");
+            else
+                servers[n++] = items[j].s;
+    }
+    strata_admin_t *a = NULL;
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
+    if (rc != ST_OK)
+        return rc;
+    char *err = NULL;
+    strata_name_list_t *l = strata_admin_clear_dead_servers(a, n ? servers : NULL, n, &err);
+    rc = shell_failed(err);
+    if (rc != ST_OK)
+        return rc;
+    size_t left = strata_name_list_count(l);
+    if (left == 0) {
+        shell_row1(s, "true");
+    } else {
+        shell_row1(s, "Some dead server clear failed");
+        shell_header(s, "SERVERNAME", NULL);
+        for (size_t i = 0; i < left; i++)
+            shell_row1(s, strata_name_list_get(l, i));
+        shell_footer(s, (long)left);
+    }
+    strata_name_list_destroy(l);
+    return ST_OK;
+}
+
 static int cmd_catalogjanitor_run(shell_session *s, const shell_value *args)
 {
     strata_admin_t *a = NULL;
@@ -393,6 +458,11 @@ static int cmd_list_procedures(shell_session *s, const shell_value *args)
 }
 
 const shell_command shell_cmds_procs[] = {
+    {"list_deadservers", "tools", cmd_list_deadservers,
+     "List all dead region servers the master knows: servers that died and did not come\n"
+     "back on the same host and port (a server restarted there replaces its old self).\n"
+     "Examples:\n"
+     "  strata> list_deadservers\n"},
     {"catalogjanitor_enabled", "tools", cmd_catalogjanitor_enabled,
      "Query for the CatalogJanitor status (enabled/disabled?)\n"
      "Examples:\n"
@@ -409,6 +479,16 @@ const shell_command shell_cmds_procs[] = {
      "\n"
      "  strata> catalogjanitor_switch true\n"
      "  strata> catalogjanitor_switch false\n"},
+    {"clear_deadservers", "tools", cmd_clear_deadservers,
+     "Clear the dead region servers that are never coming back. Without a server name\n"
+     "every dead server is cleared. While a dead server's recovery is queued or running\n"
+     "none is cleared, and those asked are printed as not cleared.\n"
+     "Examples:\n"
+     "\n"
+     "  strata> clear_deadservers 'host187.example.com,60020,1289493121758'\n"
+     "  strata> clear_deadservers 'host187.example.com,60020,1289493121758',\n"
+     "          'host188.example.com,60020,1289493121758'\n"
+     "  strata> clear_deadservers\n"},
     {"compaction_switch", "tools", cmd_compaction_switch,
      "Turn the compaction on or off on regionservers. A compaction already running\n"
      "finishes; no other starts while the switch is off. This state is ephemeral: the\n"

@@ -217,7 +217,7 @@ static char *complete_command(const char *text, int state)
     static size_t t, i;
     static const shell_command *const all[] = {shell_cmds_general, shell_cmds_ddl,
                                                shell_cmds_namespace, shell_cmds_dml,
-                                               shell_cmds_regions};
+                                               shell_cmds_regions, shell_cmds_procs};
     if (state == 0) {
         tables = all;
         t = i = 0;

@@ -17,6 +17,9 @@
  *   - commands spanning lines in HBase's syntax (hashes and arrays over several lines,
  *     comments inside, trailing commas), and a syntax error naming its line;
  *   - errors that name their table or region once;
+ *   - dead servers: a region server killed and restarted on the same host and port is
+ *     replaced (not dead forever), list_deadservers and clear_deadservers (a name not
+ *     listed is not cleared; a dead server is cleared once its recovery is done);
  *   - an unknown command-line flag named as unknown.
  *
  * Needs STRATA_BIN (set by CTest); skipped without it (exit 77).
@@ -336,6 +339,74 @@ static void test_errors_name_things_once(void **state)
     ssh_result_free(&r);
 }
 
+/* ---- dead servers ---- */
+
+/* Polls `list_deadservers` until it shows want rows (or 30 s); returns its output. */
+static ssh_result dead_list(int want)
+{
+    char tail[32];
+    snprintf(tail, sizeof(tail), "\n%d row(s)\n", want);
+    for (int i = 0; i < 300; i++) {
+        ssh_result r = ssh_run_dir("list_deadservers\n");
+        if (r.status == 0 && strstr(r.out, tail))
+            return r;
+        ssh_result_free(&r);
+        usleep(100 * 1000);
+    }
+    fail_msg("list_deadservers never showed %d row(s)", want);
+    return (ssh_result){0};
+}
+
+static void test_dead_servers(void **state)
+{
+    (void)state;
+    ssh_expect("list_deadservers\n", "SERVERNAME\n0 row(s)\nTook X seconds\n");
+    /* killed and restarted on the same host and port: the new start code replaces it */
+    assert_int_equal(tc_kill(cluster, "rs-2"), ST_OK);
+    ssh_result r = dead_list(1);
+    assert_non_null(strstr(r.out, "SERVERNAME\n127.0.0.1,"));
+    ssh_result_free(&r);
+    assert_int_equal(tc_restart(cluster, "rs-2"), ST_OK);
+    r = dead_list(0);
+    ssh_result_free(&r);
+    r = ssh_run_dir("status\n");
+    assert_non_null(strstr(r.out, "2 servers, 0 dead"));
+    ssh_result_free(&r);
+
+    /* killed for good: listed until cleared (once its recovery is done) */
+    assert_int_equal(tc_kill(cluster, "rs-2"), ST_OK);
+    r = dead_list(1);
+    char dead[128] = "";
+    const char *p = strstr(r.out, "SERVERNAME\n");
+    assert_non_null(p);
+    sscanf(p + strlen("SERVERNAME\n"), "%127[^\n]", dead);
+    ssh_result_free(&r);
+    /* a name not in the list is not cleared */
+    ssh_expect("clear_deadservers 'nohost,1,1'\n",
+               "Some dead server clear failed\n"
+               "SERVERNAME\n"
+               "nohost,1,1\n"
+               "1 row(s)\n"
+               "Took X seconds\n");
+    char script[256];
+    snprintf(script, sizeof(script), "clear_deadservers '%s'\n", dead);
+    bool cleared = false;
+    for (int i = 0; i < 300 && !cleared; i++) { /* until the recovery is done */
+        r = ssh_run_dir(script);
+        assert_int_equal(r.status, 0);
+        cleared = strcmp(r.out, "true\nTook X seconds\n") == 0;
+        if (!cleared && !strstr(r.out, "Some dead server clear failed\nSERVERNAME\n"))
+            fail_msg("clear_deadservers printed %s", r.out);
+        ssh_result_free(&r);
+        if (!cleared)
+            usleep(100 * 1000);
+    }
+    assert_true(cleared);
+    ssh_expect("list_deadservers\nclear_deadservers\n",
+               "SERVERNAME\n0 row(s)\nTook X seconds\ntrue\nTook X seconds\n");
+    assert_int_equal(tc_restart(cluster, "rs-2"), ST_OK);
+}
+
 static void test_unknown_flag(void **state)
 {
     (void)state;
@@ -386,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_multiline_script),
         cmocka_unit_test(test_syntax_error_names_line),
         cmocka_unit_test(test_errors_name_things_once),
+        cmocka_unit_test(test_dead_servers),
         cmocka_unit_test(test_unknown_flag),
     };
     return tu_run_group_tests(tests, setup, teardown);

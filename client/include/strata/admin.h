@@ -394,6 +394,15 @@ unsigned char strata_admin_switch_enabled(strata_admin_t *a, const char *name, c
 strata_name_list_t *strata_admin_compaction_switch(strata_admin_t *a, unsigned char on,
                                                    const char *const *servers, size_t n,
                                                    unsigned char **previous, char **errptr);
+/* The dead servers the master lists ("host,port,startcode"), as HBase's
+ * list_deadservers: servers that died and did not come back on the same host and port
+ * (a new start code there replaces the old one). NULL on failure. */
+strata_name_list_t *strata_admin_list_dead_servers(strata_admin_t *a, char **errptr);
+/* Removes the n named dead servers from the list (n 0: all), as HBase's
+ * clear_deadservers; while a dead server's recovery is queued or running none is cleared.
+ * Returns the servers that stayed (empty when all were cleared); NULL on failure. */
+strata_name_list_t *strata_admin_clear_dead_servers(strata_admin_t *a, const char *const *servers,
+                                                    size_t n, char **errptr);
 /* Runs the balancer once (HBase's balancer): STRATA_BALANCE_FORCE also while regions are
  * in transition, STRATA_BALANCE_DRY_RUN plans and moves nothing. Sets *ran (false while the
  * BALANCER switch is off, regions are in transition, ...) and returns a text (malloc'ed,

@@ -16,6 +16,8 @@
  *     reason unless the value is Strata's behaviour anyway;
  *   - commands spanning lines in HBase's syntax (hashes and arrays over several lines,
  *     comments inside, trailing commas), and a syntax error naming its line;
+ *   - namespace properties: create_namespace with a dictionary, alter_namespace set and
+ *     unset, describe_namespace in HBase's NamespaceDescriptor form;
  *   - errors that name their table or region once;
  *   - dead servers: a region server killed and restarted on the same host and port is
  *     replaced (not dead forever), list_deadservers and clear_deadservers (a name not
@@ -339,6 +341,40 @@ static void test_errors_name_things_once(void **state)
     ssh_result_free(&r);
 }
 
+/* ---- namespace properties ---- */
+
+static void test_namespace_properties(void **state)
+{
+    (void)state;
+    ssh_expect("create_namespace 'nsp', {'b.key' => 'two', 'a.key' => 1}\n"
+               "describe_namespace 'nsp'\n"
+               "alter_namespace 'nsp', {METHOD => 'set', 'c' => 'x', 'a.key' => 'uno'}\n"
+               "alter_namespace 'nsp', {METHOD => 'unset', NAME => 'b.key'}\n"
+               "describe_namespace 'nsp'\n"
+               "create_namespace 'plainns'\n"
+               "describe_namespace 'plainns'\n",
+               "Took X seconds\n"
+               "DESCRIPTION\n"
+               "{NAME => 'nsp', a.key => '1', b.key => 'two'}\n"
+               "Took X seconds\n"
+               "Took X seconds\n"
+               "Took X seconds\n"
+               "DESCRIPTION\n"
+               "{NAME => 'nsp', a.key => 'uno', c => 'x'}\n"
+               "Took X seconds\n"
+               "Took X seconds\n"
+               "DESCRIPTION\n"
+               "{NAME => 'plainns'}\n"
+               "Took X seconds\n");
+    ssh_expect_fail("alter_namespace 'nsp', {METHOD => 'unset', NAME => 'zz'}\n",
+                    "namespace nsp has no property zz");
+    ssh_expect_fail("alter_namespace 'nsp', {METHOD => 'frob'}\n", "Unknown method 'frob'");
+    ssh_expect_fail("alter_namespace 'nope', {METHOD => 'set', 'a' => 'b'}\n",
+                    "Unknown namespace nope!");
+    ssh_expect_fail("create_namespace 'nsp'\n", "Namespace nsp already exists!");
+    ssh_expect_fail("create_namespace 'bad', {'' => 'x'}\n", "empty");
+}
+
 /* ---- dead servers ---- */
 
 /* Polls `list_deadservers` until it shows want rows (or 30 s); returns its output. */
@@ -457,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_multiline_script),
         cmocka_unit_test(test_syntax_error_names_line),
         cmocka_unit_test(test_errors_name_things_once),
+        cmocka_unit_test(test_namespace_properties),
         cmocka_unit_test(test_dead_servers),
         cmocka_unit_test(test_unknown_flag),
     };

@@ -461,9 +461,9 @@ static void test_help_texts(void **state)
     assert_int_equal(r.status, SHELL_CONTINUE);
     assert_non_null(strstr(r.out, "COMMAND GROUPS:\n  Group name: general\n"
                                   "  Commands: status, version, whoami\n"));
-    assert_non_null(strstr(r.out, "  Group name: namespace\n  Commands: create_namespace, "
-                                  "describe_namespace, drop_namespace, list_namespace, "
-                                  "list_namespace_tables\n"));
+    assert_non_null(strstr(r.out, "  Group name: namespace\n  Commands: alter_namespace, "
+                                  "create_namespace, describe_namespace, drop_namespace, "
+                                  "list_namespace, list_namespace_tables\n"));
     assert_non_null(strstr(r.out, "SHELL USAGE:"));
     assert_null(strstr(r.out, "Took")); /* help is not timed */
     run_free(&r);
@@ -472,6 +472,9 @@ static void test_help_texts(void **state)
                           "version",
                           "whoami",
                           "create_namespace",
+                          "alter_namespace",
+                          "list_deadservers",
+                          "clear_deadservers",
                           "drop_namespace",
                           "list_namespace",
                           "describe_namespace",

@@ -339,9 +339,11 @@ int admin_rpc_create_table_presplit(admin_rpc *a, const Strata__Admin__TableSche
     if (rc == ST_OK && num_regions < 1)
         rc =
             st_error(ST_INVALID_ARGUMENT, "table %s: num_regions must be at least 1", schema->name);
-    if (rc == ST_OK && strcmp(algo, "HexStringSplit") != 0 && strcmp(algo, "UniformSplit") != 0)
+    if (rc == ST_OK && strcmp(algo, "HexStringSplit") != 0 &&
+        strcmp(algo, "DecimalStringSplit") != 0 && strcmp(algo, "UniformSplit") != 0)
         rc = st_error(ST_INVALID_ARGUMENT,
-                      "table %s: unknown split algorithm '%s' (HexStringSplit or UniformSplit)",
+                      "table %s: unknown split algorithm '%s' (HexStringSplit, DecimalStringSplit "
+                      "or UniformSplit)",
                       schema->name, algo);
     if (rc != ST_OK)
         return rc;

@@ -141,6 +141,18 @@ static void hex_key(unsigned n, unsigned i, uint8_t *key, size_t *len)
     *len = 8;
 }
 
+/* HBase's DecimalStringSplit (RegionSplitter.NumberStringSplit, radix 10): the range
+ * 00000000..99999999 (10^8 values) cut in n equal steps of floor(10^8 / n); key i is i
+ * steps from 00000000, as 8 decimal digits, zero padded. The last region gets the slop. */
+static void decimal_key(unsigned n, unsigned i, uint8_t *key, size_t *len)
+{
+    uint64_t step = 100000000ull / n;
+    char tmp[24];
+    snprintf(tmp, sizeof(tmp), "%08" PRIu64, step * i);
+    memcpy(key, tmp, 8);
+    *len = 8;
+}
+
 /* UniformSplit: the 8-byte key space [00..00, FF..FF] (2^64 values) cut in n equal
  * steps of floor(2^64 / n); key i is i steps, 8 bytes big-endian. HBase computes the
  * same values through BigInteger but may drop leading zero bytes; Strata keeps all 8
@@ -159,11 +171,14 @@ int meta_split_keys(const char *algo, unsigned n, uint8_t ***keys, size_t **lens
     void (*gen)(unsigned, unsigned, uint8_t *, size_t *) = NULL;
     if (algo && strcmp(algo, "HexStringSplit") == 0)
         gen = hex_key;
+    else if (algo && strcmp(algo, "DecimalStringSplit") == 0)
+        gen = decimal_key;
     else if (algo && strcmp(algo, "UniformSplit") == 0)
         gen = uniform_key;
     if (!gen)
         return st_error(ST_INVALID_ARGUMENT,
-                        "unknown split algorithm '%s' (HexStringSplit or UniformSplit)",
+                        "unknown split algorithm '%s' (HexStringSplit, DecimalStringSplit or "
+                        "UniformSplit)",
                         algo ? algo : "(null)");
     if (n < 1 || n > SPLIT_MAX_REGIONS)
         return st_error(ST_INVALID_ARGUMENT, "%s: %u regions is out of range 1..%u", algo, n,

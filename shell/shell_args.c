@@ -142,3 +142,61 @@ int shell_check_keys(const shell_value *hash, const char *const *allowed, const 
     }
     return ST_OK;
 }
+
+int shell_ttl_parse(const char *text, int64_t *out)
+{
+    static const struct {
+        const char *unit;
+        int64_t seconds;
+    } units[] = {{"DAY", 86400}, {"HOUR", 3600}, {"MINUTE", 60}, {"SECOND", 1}};
+    const char *p = text;
+    int64_t total = 0;
+    size_t next = 0; /* units come in this order, each at most once (HBase's pattern) */
+    bool any = false;
+    while (*p == ' ')
+        p++;
+    char *end = NULL;
+    errno = 0;
+    long long plain = strtoll(p, &end, 10);
+    if (end != p && errno == 0 && *end == '\0' && plain >= 0) { /* a bare number: seconds */
+        *out = plain;
+        return ST_OK;
+    }
+    while (*p) {
+        if (!isdigit((unsigned char)*p))
+            goto bad;
+        errno = 0;
+        long long n = strtoll(p, &end, 10);
+        if (errno != 0)
+            goto bad;
+        p = end;
+        while (*p == ' ')
+            p++;
+        size_t u = next;
+        while (u < 4 && strncasecmp(p, units[u].unit, strlen(units[u].unit)) != 0)
+            u++;
+        if (u == 4)
+            goto bad;
+        p += strlen(units[u].unit);
+        if (*p == 's' || *p == 'S')
+            p++;
+        if (*p && *p != ' ')
+            goto bad;
+        while (*p == ' ')
+            p++;
+        if (n > (INT64_MAX - total) / units[u].seconds)
+            goto bad;
+        total += n * units[u].seconds;
+        next = u + 1;
+        any = true;
+    }
+    if (!any)
+        goto bad;
+    *out = total;
+    return ST_OK;
+bad:
+    return st_error(ST_INVALID_ARGUMENT,
+                    "TTL '%s' is not seconds, FOREVER or a time such as '1 DAY 2 HOURS 30 "
+                    "MINUTES 5 SECONDS'",
+                    text);
+}

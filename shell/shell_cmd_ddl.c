@@ -160,11 +160,42 @@ static int create_arg(shell_session *s, create_req *r, const shell_value *v, int
     return st_error(ST_INVALID_ARGUMENT, "%s is not of Hash or String type", shell_value_type(v));
 }
 
+static int by_bytes(const void *a, const void *b)
+{
+    const buf_t *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = n ? memcmp(x->data, y->data, n) : 0;
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* The split keys sorted, as HBase's createTable sorts them; an empty or repeated key is
+ * refused with HBase's words. */
+static int sort_splits(create_req *r)
+{
+    qsort(r->splits, r->n_splits, sizeof(*r->splits), by_bytes);
+    for (size_t i = 0; i < r->n_splits; i++) {
+        if (r->splits[i].len == 0)
+            return st_error(ST_INVALID_ARGUMENT,
+                            "Empty split key must not be passed in the split keys.");
+        if (i && by_bytes(&r->splits[i - 1], &r->splits[i]) == 0) {
+            char *shown = shell_binary(r->splits[i].data, r->splits[i].len);
+            int rc = st_error(ST_INVALID_ARGUMENT,
+                              "All split keys must be unique, found duplicate: %s, %s",
+                              shown ? shown : "?", shown ? shown : "?");
+            free(shown);
+            return rc;
+        }
+    }
+    return ST_OK;
+}
+
 static int create_call(shell_session *s, create_req *r, const char *table)
 {
     strata_admin_t *a = NULL;
     char *err = NULL;
-    int rc = shell_admin(s, &a);
+    int rc = sort_splits(r);
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
     if (rc != ST_OK)
         return rc;
     if (r->num_regions > 0) {
@@ -622,7 +653,7 @@ const shell_command shell_cmds_ddl[] = {
      "  strata> create 't1', 'f1', NORMALIZATION_ENABLED => true,\n"
      "          CONFIGURATION => {'hbase.hregion.max.filesize.jitter' => '0'}\n"
      "  strata> # Optionally pre-split the table into NUMREGIONS, using\n"
-     "  strata> # SPLITALGO (\"HexStringSplit\" or \"UniformSplit\")\n"
+     "  strata> # SPLITALGO (\"HexStringSplit\", \"DecimalStringSplit\" or \"UniformSplit\")\n"
      "  strata> create 't1', 'f1', {NUMREGIONS => 15, SPLITALGO => 'HexStringSplit'}\n"
      "\n"
      "Split keys are read as binary strings: '\\x00' in a split key is one byte.\n"},

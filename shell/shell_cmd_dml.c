@@ -425,14 +425,14 @@ static const char *const SCAN_KEYS[] = {
     "STARTROW", "STOPROW",   "ROWPREFIXFILTER", "COLUMNS",      "COLUMN",
     "LIMIT",    "VERSIONS",  "TIMERANGE",       "TIMESTAMP",    "REVERSED",
     "FILTER",   "CACHE",     "MAXLENGTH",       "CACHE_BLOCKS", "RAW",
-    "FORMATTER", "FORMATTER_CLASS", NULL};
+    "BATCH",    "ISOLATION_LEVEL", "FORMATTER", "FORMATTER_CLASS", NULL};
 
 /* count takes a scan's keys (as HBase's _hash_to_scan) but the formatters, and INTERVAL. */
 static const char *const COUNT_KEYS[] = {
     "STARTROW", "STOPROW",   "ROWPREFIXFILTER", "COLUMNS",      "COLUMN",
     "LIMIT",    "VERSIONS",  "TIMERANGE",       "TIMESTAMP",    "REVERSED",
     "FILTER",   "CACHE",     "MAXLENGTH",       "CACHE_BLOCKS", "RAW",
-    "INTERVAL", NULL};
+    "BATCH",    "ISOLATION_LEVEL", "INTERVAL", NULL};
 
 static int row_option(strata_scan_t *sc, const shell_value *h, const char *key, bool start)
 {
@@ -474,10 +474,21 @@ static int prefix_option(strata_scan_t *sc, const shell_value *h)
 static int scan_numbers(strata_scan_t *sc, const shell_value *h, int64_t *limit, int64_t *maxlen)
 {
     const shell_value *l = shell_hash_get(h, "LIMIT"), *c = shell_hash_get(h, "CACHE");
-    int64_t versions = 1, cache = 0;
+    const shell_value *b = shell_hash_get(h, "BATCH"), *iso = shell_hash_get(h, "ISOLATION_LEVEL");
+    int64_t versions = 1, cache = 0, batch = 0;
     int rc = l ? shell_int_value(l, "LIMIT", limit) : ST_OK;
     if (rc == ST_OK && c)
         rc = shell_int_value(c, "CACHE", &cache);
+    if (rc == ST_OK && b)
+        rc = shell_int_value(b, "BATCH", &batch);
+    if (rc == ST_OK && batch > UINT32_MAX)
+        rc = st_error(ST_INVALID_ARGUMENT, "BATCH %lld is too large", (long long)batch);
+    /* Strata's scans read committed cells only: HBase's default, READ_COMMITTED */
+    if (rc == ST_OK && iso && (iso->kind != SHELL_V_STR || strcmp(iso->s, "READ_COMMITTED") != 0))
+        rc = st_error(ST_UNSUPPORTED,
+                      "ISOLATION_LEVEL %s is not supported: Strata scans read committed cells "
+                      "only (READ_COMMITTED)",
+                      iso->kind == SHELL_V_STR ? iso->s : shell_value_type(iso));
     if (rc == ST_OK)
         rc = versions_maxlength(h, &versions, maxlen);
     if (rc != ST_OK)
@@ -487,6 +498,8 @@ static int scan_numbers(strata_scan_t *sc, const shell_value *h, int64_t *limit,
         strata_scan_set_caching(sc, (uint32_t)(cache > 100000 ? 100000 : cache));
     if (*limit > 0)
         strata_scan_set_limit(sc, (uint64_t)*limit);
+    if (batch > 0) /* at most BATCH cells a result: a wide row prints in parts, each counted */
+        strata_scan_set_batch(sc, (uint32_t)batch);
     return ST_OK;
 }
 
@@ -746,8 +759,141 @@ static int delete_row_at(shell_session *s, const char *table, strata_mutation_t 
     return rc;
 }
 
+/* What deleteall removes from each row: the column, the family, the row up to ts (every
+ * family), or the whole row. */
+typedef struct deleteall_what {
+    const char *fam, *qual;
+    size_t fam_len, qual_len;
+    bool has_col, has_qual;
+    int64_t ts;
+    const shell_table_info *families; /* the row up to ts: the table's families */
+} deleteall_what;
+
+static strata_mutation_t *deleteall_mutation(const uint8_t *row, size_t row_len,
+                                             const deleteall_what *w)
+{
+    strata_mutation_t *m = strata_delete_create((const char *)row, row_len);
+    if (!m)
+        return NULL;
+    if (w->has_col && w->has_qual)
+        strata_delete_column(m, w->fam, w->fam_len, w->qual, w->qual_len, w->ts);
+    else if (w->has_col)
+        strata_delete_family(m, w->fam, w->fam_len, w->ts);
+    else if (w->families)
+        for (size_t i = 0; i < strata_table_descriptor_family_count(w->families->td); i++) {
+            const char *f =
+                strata_family_descriptor_name(strata_table_descriptor_family(w->families->td, i));
+            strata_delete_family(m, f, strlen(f), w->ts);
+        }
+    return m;
+}
+
+/* Sends a batch of deletes; the first failure is the command's. */
+static int flush_deletes(shell_session *s, const char *table, strata_table_t *tb,
+                         strata_batch_t **b)
+{
+    char *err = NULL;
+    if (strata_batch_count(*b) == 0)
+        return ST_OK;
+    strata_table_batch(tb, *b, &err);
+    int rc = err ? shell_data_error(s, table, err) : ST_OK;
+    strata_batch_destroy(*b);
+    *b = strata_batch_create();
+    return rc == ST_OK && !*b ? st_error(ST_NOMEM, "out of memory") : rc;
+}
+
+static const char *const DELETEALL_PREFIX_KEYS[] = {"ROWPREFIXFILTER", "CACHE", NULL};
+
+/* deleteall 't', {ROWPREFIXFILTER => 'p' [, CACHE => n]} [, column [, ts]]: every row with
+ * the prefix (read by a keys-only scan), deleted in batches of CACHE (100) rows. */
+static int deleteall_prefix(shell_session *s, const shell_value *args)
+{
+    const shell_value *table = NULL, *h = &args->items[1];
+    const shell_value *cache_v = shell_hash_get(h, "CACHE");
+    deleteall_what w = {.ts = STRATA_LATEST_TIMESTAMP};
+    shell_table_info info = {0};
+    buf_t col = {0};
+    int64_t cache = 100;
+    strata_table_t *tb = NULL;
+    strata_scanner_t *it = NULL;
+    strata_batch_t *b = NULL;
+    char *err = NULL;
+    strata_scan_t *sc = strata_scan_create();
+    int rc = sc ? shell_nargs(args, 2, 5) : st_error(ST_NOMEM, "out of memory");
+    if (rc == ST_OK)
+        rc = check_write_tail(args, 2, 2, "deleteall");
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 0, "Table name", &table);
+    if (rc == ST_OK)
+        rc = shell_check_keys(h, DELETEALL_PREFIX_KEYS, "deleteall");
+    if (rc == ST_OK && !shell_hash_get(h, "ROWPREFIXFILTER"))
+        rc = st_error(ST_INVALID_ARGUMENT, "deleteall takes a row or {ROWPREFIXFILTER => 'p'}");
+    if (rc == ST_OK && cache_v && (rc = shell_int_value(cache_v, "CACHE", &cache)) == ST_OK &&
+        (cache < 1 || cache > 100000))
+        rc = st_error(ST_INVALID_ARGUMENT, "CACHE must be 1..100000, not %lld", (long long)cache);
+    if (rc == ST_OK && args->n > 2 && args->items[2].kind != SHELL_V_NIL &&
+        args->items[2].kind != SHELL_V_HASH)
+        rc = bytes_arg(args, 2, "Column", &col);
+    if (rc == ST_OK && col.len) {
+        w.has_col = true;
+        shell_split_column((char *)col.data, col.len, &w.fam, &w.fam_len, &w.qual, &w.qual_len,
+                           &w.has_qual);
+    }
+    if (rc == ST_OK)
+        rc = ts_arg(args, 3, &w.ts);
+    if (rc == ST_OK && !w.has_col && w.ts != STRATA_LATEST_TIMESTAMP) {
+        rc = shell_describe(s, table->s, &info);
+        if (rc == ST_NOT_FOUND)
+            rc = st_error(rc, "Unknown table %s!", table->s);
+        w.families = &info;
+    }
+    if (rc == ST_OK)
+        rc = prefix_option(sc, h);
+    if (rc == ST_OK) {
+        strata_scan_set_filter(sc, "FirstKeyOnlyFilter() AND KeyOnlyFilter()");
+        strata_scan_set_caching(sc, (uint32_t)cache);
+        rc = shell_table(s, table->s, &tb);
+    }
+    if (rc == ST_OK && !(it = strata_table_scan(tb, sc, &err)))
+        rc = shell_data_error(s, table->s, err);
+    if (rc == ST_OK && !(b = strata_batch_create()))
+        rc = st_error(ST_NOMEM, "out of memory");
+    while (rc == ST_OK) {
+        strata_result_t *r = strata_scanner_next(it, &err);
+        if (!r) {
+            rc = err ? shell_data_error(s, table->s, err) : ST_OK;
+            break;
+        }
+        size_t rl;
+        const char *row = strata_result_row(r, &rl);
+        strata_mutation_t *m = deleteall_mutation((const uint8_t *)row, rl, &w);
+        strata_result_destroy(r);
+        if (!m) {
+            rc = st_error(ST_NOMEM, "out of memory");
+            break;
+        }
+        strata_batch_add_mutation(b, m);
+        strata_mutation_destroy(m);
+        if (strata_batch_count(b) >= (size_t)cache)
+            rc = flush_deletes(s, table->s, tb, &b);
+        if (rc == ST_OK && shell_interrupted)
+            rc = st_error(ST_CLOSED, "interrupted");
+    }
+    if (rc == ST_OK)
+        rc = flush_deletes(s, table->s, tb, &b);
+    strata_batch_destroy(b);
+    strata_scanner_close(it);
+    strata_table_close(tb);
+    strata_scan_destroy(sc);
+    shell_table_info_clear(&info);
+    buf_free(&col);
+    return rc;
+}
+
 static int cmd_deleteall(shell_session *s, const shell_value *args)
 {
+    if (args->n >= 2 && args->items[1].kind == SHELL_V_HASH)
+        return deleteall_prefix(s, args);
     target t = {0};
     strata_mutation_t *m = NULL;
     int64_t ts;

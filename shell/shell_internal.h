@@ -181,6 +181,10 @@ int shell_to_s(const shell_value *v, const char *what, buf_t *b);
  * ':' or nothing follows it. Pointers into col. */
 void shell_split_column(const char *col, size_t len, const char **fam, size_t *fam_len,
                         const char **qual, size_t *qual_len, bool *has_qual);
+/* A TTL as HBase's shell reads one: seconds ("86400") or a time in DAY(S), HOUR(S),
+ * MINUTE(S), SECOND(S), in that order, each at most once ("1 DAY 2 HOURS 30 MINUTES"; any
+ * case). ST_OK and *out seconds, or ST_INVALID_ARGUMENT naming the text. */
+int shell_ttl_parse(const char *text, int64_t *out);
 /* Every key of hash must be one of allowed (NULL-terminated); else "Unknown argument". */
 int shell_check_keys(const shell_value *hash, const char *const *allowed, const char *where);
 

@@ -60,7 +60,10 @@ static int set_ttl(strata_family_descriptor_t *f, const shell_value *v)
         strata_family_descriptor_unset(f, STRATA_FAMILY_TTL);
         return ST_OK;
     }
-    int rc = positive(v, "TTL", 1, &ttl);
+    int rc = v->kind == SHELL_V_STR && strlen(v->s) == v->len ? shell_ttl_parse(v->s, &ttl)
+                                                               : positive(v, "TTL", 1, &ttl);
+    if (rc == ST_OK && ttl < 1)
+        rc = st_error(ST_INVALID_ARGUMENT, "TTL must be at least 1 second");
     if (rc == ST_OK)
         strata_family_descriptor_set(f, STRATA_FAMILY_TTL, ttl);
     return rc;

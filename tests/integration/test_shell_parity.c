@@ -14,6 +14,10 @@
  *     off or table_att_unset removes it), the keys HBase has and Strata does not
  *     (REGION_REPLICATION, OWNER, IN_MEMORY, DATA_BLOCK_ENCODING, ...) refused with their
  *     reason unless the value is Strata's behaviour anyway;
+ *   - scan BATCH (a wide row in parts, each counted) and ISOLATION_LEVEL; deleteall by
+ *     ROWPREFIXFILTER (a column, a family or whole rows, in batches of CACHE);
+ *   - create with TTLs in units ('1 DAY 2 HOURS'), unsorted SPLITS sorted (duplicates and
+ *     empty keys refused in HBase's words), SPLITALGO => 'DecimalStringSplit';
  *   - commands spanning lines in HBase's syntax (hashes and arrays over several lines,
  *     comments inside, trailing commas), and a syntax error naming its line;
  *   - namespace properties: create_namespace with a dictionary, alter_namespace set and
@@ -281,6 +285,98 @@ static void test_readonly_and_refused_keys(void **state)
                "Took X seconds\n");
 }
 
+/* ---- scan BATCH and ISOLATION_LEVEL, deleteall by prefix ---- */
+
+static void test_batch_isolation_deleteall_prefix(void **state)
+{
+    (void)state;
+    ssh_expect("create 'bt', 'f', 'g'\n"
+               "put 'bt', 'a1', 'f:x', '1', 5\n"
+               "put 'bt', 'a1', 'f:y', '2', 5\n"
+               "put 'bt', 'a1', 'g:z', '3', 5\n"
+               "put 'bt', 'a2', 'f:x', '4', 5\n"
+               "put 'bt', 'b1', 'f:x', '5', 5\n"
+               "scan 'bt', {BATCH => 2, ISOLATION_LEVEL => 'READ_COMMITTED'}\n",
+               "Created table bt\n"
+               "Took X seconds\nTook X seconds\nTook X seconds\nTook X seconds\n"
+               "Took X seconds\nTook X seconds\n"
+               "ROW  COLUMN+CELL\n"
+               " a1 column=f:x, timestamp=5, value=1\n"
+               " a1 column=f:y, timestamp=5, value=2\n"
+               " a1 column=g:z, timestamp=5, value=3\n"
+               " a2 column=f:x, timestamp=5, value=4\n"
+               " b1 column=f:x, timestamp=5, value=5\n"
+               "4 row(s)\n" /* as HBase: a wide row in parts, each counted */
+               "Took X seconds\n");
+    ssh_expect_fail("scan 'bt', {ISOLATION_LEVEL => 'READ_UNCOMMITTED'}\n",
+                    "ISOLATION_LEVEL READ_UNCOMMITTED is not supported");
+    /* a family of every row with the prefix, in batches of one; then the rows */
+    ssh_expect("deleteall 'bt', {ROWPREFIXFILTER => 'a', CACHE => 1}, 'g'\n"
+               "scan 'bt'\n"
+               "deleteall 'bt', {ROWPREFIXFILTER => 'a'}\n"
+               "scan 'bt'\n"
+               "deleteall 'bt', {ROWPREFIXFILTER => 'zzz'}\n",
+               "Took X seconds\n"
+               "ROW  COLUMN+CELL\n"
+               " a1 column=f:x, timestamp=5, value=1\n"
+               " a1 column=f:y, timestamp=5, value=2\n"
+               " a2 column=f:x, timestamp=5, value=4\n"
+               " b1 column=f:x, timestamp=5, value=5\n"
+               "3 row(s)\n"
+               "Took X seconds\n"
+               "Took X seconds\n"
+               "ROW  COLUMN+CELL\n"
+               " b1 column=f:x, timestamp=5, value=5\n"
+               "1 row(s)\n"
+               "Took X seconds\n"
+               "Took X seconds\n");
+    ssh_expect_fail("deleteall 'bt', {ROWPREFIXFILTER => 'a', LIMIT => 3}\n",
+                    "Unknown argument LIMIT for deleteall");
+    ssh_expect_fail("deleteall 'bt', {CACHE => 3}\n", "takes a row or {ROWPREFIXFILTER");
+    ssh_expect_fail("deleteall 'strata:meta', {ROWPREFIXFILTER => 'a'}\n", "strata:meta");
+}
+
+/* ---- create: TTL units, split keys sorted, DecimalStringSplit ---- */
+
+static void test_create_forms(void **state)
+{
+    (void)state;
+    ssh_expect("create 'cf1', {NAME => 'f', TTL => '1 DAY 2 HOURS'}, "
+               "SPLITS => ['p', 'c', 'k']\n"
+               "describe 'cf1'\n"
+               "get_splits 'cf1'\n"
+               "create 'cf2', 'f', {NUMREGIONS => 4, SPLITALGO => 'DecimalStringSplit'}\n"
+               "get_splits 'cf2'\n",
+               "Created table cf1\n"
+               "Took X seconds\n"
+               "Table cf1 is ENABLED\n"
+               "cf1\n"
+               "COLUMN FAMILIES DESCRIPTION\n"
+               "{NAME => 'f', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', TTL => '93600 "
+               "SECONDS (1 DAY 2 HOURS)', MIN_VERSIONS => '0', BLOOMFILTER => 'ROW', COMPRESSION "
+               "=> 'NONE', BLOCKSIZE => '65536'}\n"
+               "1 row(s)\n"
+               "Took X seconds\n"
+               "Total number of splits = 4\n"
+               "c\n"
+               "k\n"
+               "p\n"
+               "Took X seconds\n"
+               "Created table cf2\n"
+               "Took X seconds\n"
+               "Total number of splits = 4\n"
+               "25000000\n"
+               "50000000\n"
+               "75000000\n"
+               "Took X seconds\n");
+    ssh_expect_fail("create 'cf3', 'f', SPLITS => ['p', 'c', 'p']\n",
+                    "All split keys must be unique, found duplicate: p, p");
+    ssh_expect_fail("create 'cf3', 'f', SPLITS => ['p', '']\n",
+                    "Empty split key must not be passed in the split keys.");
+    ssh_expect_fail("create 'cf3', {NAME => 'f', TTL => '3 WEEKS'}\n",
+                    "TTL '3 WEEKS' is not seconds, FOREVER or a time");
+}
+
 /* ---- scripts in HBase's syntax ---- */
 
 static void test_multiline_script(void **state)
@@ -490,6 +586,8 @@ int main(void)
         cmocka_unit_test(test_count_ranges),
         cmocka_unit_test(test_write_options),
         cmocka_unit_test(test_readonly_and_refused_keys),
+        cmocka_unit_test(test_batch_isolation_deleteall_prefix),
+        cmocka_unit_test(test_create_forms),
         cmocka_unit_test(test_multiline_script),
         cmocka_unit_test(test_syntax_error_names_line),
         cmocka_unit_test(test_errors_name_things_once),

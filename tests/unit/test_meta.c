@@ -870,6 +870,28 @@ static void hex_string_split_matches_hbase(void **state)
     assert_null(k);
 }
 
+/* HBase's DecimalStringSplit: 00000000..99999999 in n steps of floor(10^8 / n). */
+static void decimal_split_as_hbase(void **state)
+{
+    (void)state;
+    uint8_t **k = NULL;
+    size_t *l = NULL;
+    assert_int_equal(meta_split_keys("DecimalStringSplit", 4, &k, &l), ST_OK);
+    key_equal(k[0], l[0], "25000000");
+    key_equal(k[1], l[1], "50000000");
+    key_equal(k[2], l[2], "75000000");
+    meta_keys_free(k, l, 3);
+    assert_int_equal(meta_split_keys("DecimalStringSplit", 3, &k, &l), ST_OK);
+    key_equal(k[0], l[0], "33333333");
+    key_equal(k[1], l[1], "66666666");
+    meta_keys_free(k, l, 2);
+    assert_int_equal(meta_split_keys("DecimalStringSplit", 1000, &k, &l), ST_OK);
+    key_equal(k[0], l[0], "00100000");
+    for (int i = 1; i < 999; i++)
+        assert_true(memcmp(k[i - 1], k[i], 8) < 0);
+    meta_keys_free(k, l, 999);
+}
+
 static void uniform_split_sorted_distinct(void **state)
 {
     (void)state;
@@ -1104,6 +1126,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(scan_rows_as_stored, setup, teardown),
         cmocka_unit_test(encoded_name_is_md5_of_row),
         cmocka_unit_test(hex_string_split_matches_hbase),
+        cmocka_unit_test(decimal_split_as_hbase),
         cmocka_unit_test(uniform_split_sorted_distinct),
         cmocka_unit_test(bad_split_algorithm_or_count),
         cmocka_unit_test(state_names_round_trip),

@@ -282,6 +282,42 @@ static void test_ttl_and_columns(void **state)
     shell_ttl_string(7320, t, sizeof(t));
     assert_string_equal(t, "7320 SECONDS (2 HOURS 2 MINUTES)");
 
+    /* TTLs written as HBase's shell reads them */
+    static const struct {
+        const char *text;
+        int64_t want; /* -1: refused */
+    } ttls[] = {
+        {"86400", 86400},
+        {"1 DAY", 86400},
+        {"2 days", 172800},
+        {"2 HOURS 30 MINUTES", 9000},
+        {"1 DAY 1 HOUR 1 MINUTE 1 SECOND", 90061},
+        {"90061 SECONDS", 90061},
+        {" 5 minutes ", 300},
+        {"1DAY", 86400},
+        {"", -1},
+        {"DAY", -1},
+        {"1 WEEK", -1},
+        {"30 MINUTES 2 HOURS", -1}, /* out of order */
+        {"1 DAY 1 DAY", -1},
+        {"1 DAYS2 HOURS", -1},
+        {"-5", -1},
+        {"99999999999999999999", -1},
+        {"9999999999999999 DAYS", -1}, /* overflows */
+    };
+    for (size_t i = 0; i < sizeof(ttls) / sizeof(ttls[0]); i++) {
+        int64_t got = 0;
+        st_clear();
+        int rc = shell_ttl_parse(ttls[i].text, &got);
+        if (ttls[i].want < 0) {
+            if (rc != ST_INVALID_ARGUMENT || !strstr(st_errmsg(), "is not seconds"))
+                fail_msg("TTL '%s' was accepted as %lld", ttls[i].text, (long long)got);
+        } else if (rc != ST_OK || got != ttls[i].want) {
+            fail_msg("TTL '%s': rc %d, %lld, want %lld", ttls[i].text, rc, (long long)got,
+                     (long long)ttls[i].want);
+        }
+    }
+
     const char *f, *q;
     size_t fl, ql;
     bool hq;

@@ -220,7 +220,7 @@ void strata_admin_create_table(strata_admin_t *a, const strata_table_descriptor_
                                const char *const *split_keys, const size_t *split_key_lens,
                                size_t n, char **errptr);
 /* Creates it as num_regions regions (>= 1) cut by split_algo: "HexStringSplit" (NULL:
- * the default) or "UniformSplit". */
+ * the default), "DecimalStringSplit" (8 decimal digits) or "UniformSplit". */
 void strata_admin_create_table_presplit(strata_admin_t *a, const strata_table_descriptor_t *td,
                                         uint32_t num_regions, const char *split_algo,
                                         char **errptr);

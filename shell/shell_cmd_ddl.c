@@ -1,6 +1,7 @@
 /*
  * shell_cmd_ddl.c - table DDL: create, alter, describe (desc), enable, disable, drop,
- * exists, is_enabled, is_disabled, list, truncate, truncate_preserve. Arguments and
+ * enable_all, disable_all, drop_all, exists, is_enabled, is_disabled, list, truncate,
+ * truncate_preserve. Arguments and
  * messages follow HBase's shell (admin.rb): enable/disable of a table already in that
  * state does nothing, drop refuses an enabled table, truncate disables first, alter's
  * methods are delete, table_att, table_att_unset and table_conf_unset.
@@ -384,6 +385,116 @@ static int cmd_drop(shell_session *s, const shell_value *args)
     return shell_failed(err);
 }
 
+/* ---- enable_all, disable_all, drop_all ---- */
+
+typedef enum all_op { ALL_ENABLE, ALL_DISABLE, ALL_DROP } all_op;
+
+/* The answer to "... (y/n)?": read from the terminal in an interactive session; otherwise
+ * no, unless the command was given `true` (force). */
+static bool confirmed(shell_session *s, bool force)
+{
+    if (force) {
+        fputs("y (forced)\n", s->out);
+        return true;
+    }
+    if (!s->cfg.interactive) {
+        fputs("n (not interactive; pass true to go ahead)\n", s->out);
+        return false;
+    }
+    fflush(s->out);
+    char line[64];
+    if (!fgets(line, sizeof(line), stdin))
+        return false;
+    return line[0] == 'y' || line[0] == 'Y';
+}
+
+/* HBase's enable_all / disable_all / drop_all 'regex': the matching tables listed, a y/n
+ * question, then each one done in turn; failures are counted and named, not fatal. */
+static int all_tables(shell_session *s, const shell_value *args, all_op op)
+{
+    static const char *const verbs[] = {"Enable", "Disable", "Drop"};
+    static const char *const done[] = {"enabled", "disabled", "dropped"};
+    const shell_value *pat = NULL;
+    strata_admin_t *a = NULL;
+    strata_name_list_t *r = NULL;
+    char *err = NULL;
+    bool force = false;
+    regex_t re;
+    int rc = shell_nargs(args, 1, 2);
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 0, "Regular expression", &pat);
+    if (rc == ST_OK && args->n == 2)
+        rc = shell_bool_value(&args->items[1], "force", &force);
+    if (rc == ST_OK)
+        rc = shell_regex(pat->s, &re);
+    if (rc != ST_OK)
+        return rc;
+    rc = shell_admin(s, &a);
+    if (rc == ST_OK) {
+        r = strata_admin_list_tables(a, NULL, &err);
+        rc = shell_failed(err);
+    }
+    size_t n = 0, failed = 0;
+    const char **match = rc == ST_OK ? calloc(strata_name_list_count(r) + 1, sizeof(*match)) : NULL;
+    if (rc == ST_OK && !match)
+        rc = st_error(ST_NOMEM, "out of memory");
+    for (size_t i = 0; rc == ST_OK && i < strata_name_list_count(r); i++) {
+        const char *name = shell_display_name(strata_name_list_get(r, i));
+        if (regexec(&re, name, 0, NULL, 0) == 0) {
+            match[n++] = name;
+            shell_row1(s, name);
+        }
+    }
+    if (rc == ST_OK && n == 0)
+        fprintf(s->out, "No tables matched the regex %s\n", pat->s);
+    if (rc == ST_OK && n > 0) {
+        fprintf(s->out, "\n%s the above %zu tables (y/n)?\n", verbs[op], n);
+        buf_t names = {0};
+        if (confirmed(s, force)) {
+            for (size_t i = 0; i < n; i++) {
+                if (op == ALL_ENABLE)
+                    strata_admin_enable_table(a, match[i], &err);
+                else if (op == ALL_DISABLE)
+                    strata_admin_disable_table(a, match[i], &err);
+                else
+                    strata_admin_delete_table(a, match[i], &err);
+                if (err) {
+                    buf_append(&names, failed ? "," : "", failed ? 1 : 0);
+                    buf_append(&names, match[i], strlen(match[i]));
+                    failed++;
+                    strata_free(err);
+                    err = NULL;
+                }
+            }
+            buf_append_u8(&names, 0);
+            fprintf(s->out, "%zu tables successfully %s\n", n - failed, done[op]);
+            if (failed)
+                fprintf(s->out, "%zu tables not %s due to an exception: %s\n", failed, done[op],
+                        (char *)names.data);
+        }
+        buf_free(&names);
+    }
+    free(match);
+    regfree(&re);
+    strata_name_list_destroy(r);
+    return rc;
+}
+
+static int cmd_enable_all(shell_session *s, const shell_value *args)
+{
+    return all_tables(s, args, ALL_ENABLE);
+}
+
+static int cmd_disable_all(shell_session *s, const shell_value *args)
+{
+    return all_tables(s, args, ALL_DISABLE);
+}
+
+static int cmd_drop_all(shell_session *s, const shell_value *args)
+{
+    return all_tables(s, args, ALL_DROP);
+}
+
 static int truncate_table(shell_session *s, const shell_value *args, bool preserve)
 {
     const shell_value *t = NULL;
@@ -670,14 +781,35 @@ const shell_command shell_cmds_ddl[] = {
      "Start disable of named table:\n"
      "  strata> disable 't1'\n"
      "  strata> disable 'ns1:t1'\n"},
+    {"disable_all", "ddl", cmd_disable_all,
+     "Disable all of tables matching the given regex, after a y/n question (answered no\n"
+     "when the shell is not interactive, unless true is given to force it):\n"
+     "\n"
+     "  strata> disable_all 't.*'\n"
+     "  strata> disable_all 'ns:t.*'\n"
+     "  strata> disable_all 'ns:.*', true\n"},
     {"drop", "ddl", cmd_drop,
      "Drop the named table. Table must first be disabled:\n"
      "  strata> drop 't1'\n"
      "  strata> drop 'ns1:t1'\n"},
+    {"drop_all", "ddl", cmd_drop_all,
+     "Drop all of the tables matching the given regex (they must be disabled), after a\n"
+     "y/n question (answered no when the shell is not interactive, unless true is given):\n"
+     "\n"
+     "  strata> drop_all 't.*'\n"
+     "  strata> drop_all 'ns:t.*'\n"
+     "  strata> drop_all 'ns:.*', true\n"},
     {"enable", "ddl", cmd_enable,
      "Start enable of named table:\n"
      "  strata> enable 't1'\n"
      "  strata> enable 'ns1:t1'\n"},
+    {"enable_all", "ddl", cmd_enable_all,
+     "Enable all of the tables matching the given regex, after a y/n question (answered\n"
+     "no when the shell is not interactive, unless true is given to force it):\n"
+     "\n"
+     "  strata> enable_all 't.*'\n"
+     "  strata> enable_all 'ns:t.*'\n"
+     "  strata> enable_all 'ns:.*', true\n"},
     {"exists", "ddl", cmd_exists,
      "Does the named table exist?\n"
      "  strata> exists 't1'\n"

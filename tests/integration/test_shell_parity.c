@@ -18,6 +18,8 @@
  *     ROWPREFIXFILTER (a column, a family or whole rows, in batches of CACHE);
  *   - create with TTLs in units ('1 DAY 2 HOURS'), unsorted SPLITS sorted (duplicates and
  *     empty keys refused in HBase's words), SPLITALGO => 'DecimalStringSplit';
+ *   - enable_all, disable_all, drop_all: the matching tables, the y/n question answered no
+ *     without a terminal unless forced, failures counted and named;
  *   - commands spanning lines in HBase's syntax (hashes and arrays over several lines,
  *     comments inside, trailing commas), and a syntax error naming its line;
  *   - namespace properties: create_namespace with a dictionary, alter_namespace set and
@@ -377,6 +379,78 @@ static void test_create_forms(void **state)
                     "TTL '3 WEEKS' is not seconds, FOREVER or a time");
 }
 
+/* ---- enable_all, disable_all, drop_all ---- */
+
+static void test_all_tables_commands(void **state)
+{
+    (void)state;
+    ssh_expect("create 'xa1', 'f'\n"
+               "create 'xa2', 'f'\n"
+               "disable_all 'xa.*'\n"
+               "is_enabled 'xa1'\n"
+               "disable_all 'xa.*', true\n"
+               "drop_all 'xa.*', true\n"
+               "enable_all 'nomatch.*'\n"
+               "list 'xa.*'\n",
+               "Created table xa1\n"
+               "Took X seconds\n"
+               "Created table xa2\n"
+               "Took X seconds\n"
+               "xa1\n"
+               "xa2\n"
+               "\n"
+               "Disable the above 2 tables (y/n)?\n"
+               "n (not interactive; pass true to go ahead)\n"
+               "Took X seconds\n"
+               "true\n"
+               "Took X seconds\n"
+               "xa1\n"
+               "xa2\n"
+               "\n"
+               "Disable the above 2 tables (y/n)?\n"
+               "y (forced)\n"
+               "2 tables successfully disabled\n"
+               "Took X seconds\n"
+               "xa1\n"
+               "xa2\n"
+               "\n"
+               "Drop the above 2 tables (y/n)?\n"
+               "y (forced)\n"
+               "2 tables successfully dropped\n"
+               "Took X seconds\n"
+               "No tables matched the regex nomatch.*\n"
+               "Took X seconds\n"
+               "TABLE\n"
+               "0 row(s)\n"
+               "Took X seconds\n");
+    /* an enabled table cannot be dropped: counted and named, the others go */
+    ssh_expect("create 'xb1', 'f'\n"
+               "create 'xb2', 'f'\n"
+               "disable 'xb1'\n"
+               "drop_all 'xb.*', true\n"
+               "enable_all 'xb.*', true\n",
+               "Created table xb1\n"
+               "Took X seconds\n"
+               "Created table xb2\n"
+               "Took X seconds\n"
+               "Took X seconds\n"
+               "xb1\n"
+               "xb2\n"
+               "\n"
+               "Drop the above 2 tables (y/n)?\n"
+               "y (forced)\n"
+               "1 tables successfully dropped\n"
+               "1 tables not dropped due to an exception: xb2\n"
+               "Took X seconds\n"
+               "xb2\n"
+               "\n"
+               "Enable the above 1 tables (y/n)?\n"
+               "y (forced)\n" /* as HBase: an enabled table fails its enable */
+               "0 tables successfully enabled\n"
+               "1 tables not enabled due to an exception: xb2\n"
+               "Took X seconds\n");
+}
+
 /* ---- scripts in HBase's syntax ---- */
 
 static void test_multiline_script(void **state)
@@ -588,6 +662,7 @@ int main(void)
         cmocka_unit_test(test_readonly_and_refused_keys),
         cmocka_unit_test(test_batch_isolation_deleteall_prefix),
         cmocka_unit_test(test_create_forms),
+        cmocka_unit_test(test_all_tables_commands),
         cmocka_unit_test(test_multiline_script),
         cmocka_unit_test(test_syntax_error_names_line),
         cmocka_unit_test(test_errors_name_things_once),

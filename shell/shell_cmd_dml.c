@@ -115,6 +115,20 @@ static int check_write_tail(const shell_value *args, size_t nfixed, size_t nopt,
     return ST_OK;
 }
 
+/* FILTER: a filter-language String; a NUL byte in it (a "\x00" in double quotes) is
+ * refused, as the filter text cannot carry one. */
+static int check_filter(const shell_value *f)
+{
+    if (f->kind != SHELL_V_STR)
+        return st_error(ST_INVALID_ARGUMENT, "FILTER must be a filter-language String");
+    if (strlen(f->s) != f->len)
+        return st_error(ST_INVALID_ARGUMENT,
+                        "FILTER holds a NUL byte at offset %zu (a \"\\x00\" in double quotes); "
+                        "the filter language cannot carry one",
+                        strlen(f->s));
+    return ST_OK;
+}
+
 /* ---- cell text ---- */
 
 /* "family:qualifier" of cell i, both through FORMATTER (as HBase's shell does). */
@@ -290,8 +304,8 @@ static int get_options(strata_get_t *g, strata_scan_t *sc, shell_formats *fm,
         rc = versions_maxlength(h, &versions, maxlen);
     if (rc == ST_OK)
         rc = time_range(h, &from, &to, &range);
-    if (rc == ST_OK && f && f->kind != SHELL_V_STR)
-        rc = st_error(ST_INVALID_ARGUMENT, "FILTER must be a filter-language String");
+    if (rc == ST_OK && f)
+        rc = check_filter(f);
     if (rc != ST_OK)
         return rc;
     if (g) {
@@ -533,8 +547,8 @@ static int scan_options(strata_scan_t *sc, const shell_value *h, const char *con
         rc = shell_bool_value(rev, "REVERSED", &reversed);
     if (rc == ST_OK && raw)
         rc = shell_bool_value(raw, "RAW", &is_raw);
-    if (rc == ST_OK && f && f->kind != SHELL_V_STR)
-        rc = st_error(ST_INVALID_ARGUMENT, "FILTER must be a filter-language String");
+    if (rc == ST_OK && f)
+        rc = check_filter(f);
     if (rc != ST_OK)
         return rc;
     if (range)

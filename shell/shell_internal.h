@@ -35,6 +35,8 @@
 #include "strata/admin.h"
 #include "strata/strata.h"
 
+#define SHELL_MAX_VARS 64
+
 struct shell_session {
     shell_config cfg; /* strings owned */
     FILE *out;
@@ -46,6 +48,12 @@ struct shell_session {
     unsigned rows;     /* rows printed since the last header */
     uint64_t start_ns; /* when the running command started */
     int line_no;       /* interactive prompt counter */
+    /* table references (t = get_table 't1'), newest last */
+    struct shell_var {
+        char name[64];
+        char table[300];
+    } vars[SHELL_MAX_VARS];
+    size_t nvars;
 };
 
 /* Set by SIGINT while a command runs; long loops (scan, count) stop on it. */
@@ -69,11 +77,17 @@ extern const shell_command shell_cmds_namespace[];
 extern const shell_command shell_cmds_dml[];
 extern const shell_command shell_cmds_regions[];
 extern const shell_command shell_cmds_procs[];
+extern const shell_command shell_cmds_tableref[];
 
 /* The command called name (or an alias such as desc), or NULL. */
 const shell_command *shell_find_command(const char *name);
 /* Runs one parsed statement with timing and error reporting; ST_OK or the failure. */
 int shell_dispatch(shell_session *s, const shell_stmt *st);
+/* The same for any statement: table references (`t = get_table 't1'`, `t.put ...`, a
+ * bare `t`) resolved first (shell_tableref.c), then shell_dispatch. */
+int shell_dispatch_stmt(shell_session *s, const shell_stmt *st);
+/* table_help's text (HBase's table reference help). */
+extern const char shell_table_help[];
 
 /* ---- output (shell_format.c) ---- */
 

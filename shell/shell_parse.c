@@ -53,6 +53,8 @@ void shell_stmt_free(shell_stmt *st)
     if (!st)
         return;
     free(st->name);
+    free(st->assign);
+    free(st->receiver);
     shell_value_free(&st->args);
     memset(st, 0, sizeof(*st));
 }
@@ -670,6 +672,31 @@ static int parse_stmt(parser *ps, shell_stmt *out)
     const char *s = ps->p;
     while (ident_char(*ps->p))
         ps->p++;
+    /* var = command ... */
+    const char *after = ps->p;
+    while (*after == ' ' || *after == '\t')
+        after++;
+    if (!out->assign && *after == '=' && after[1] != '=' && after[1] != '>' &&
+        islower((unsigned char)*s)) {
+        if (!(out->assign = strndup(s, (size_t)(ps->p - s))))
+            return nomem(ps);
+        ps->p = after + 1;
+        skip_ws(ps);
+        if (!ident_start(*ps->p))
+            return fail(ps, "expected a command after '%s =', found %s", out->assign,
+                        near(ps, tmp, sizeof(tmp)));
+        s = ps->p;
+        while (ident_char(*ps->p))
+            ps->p++;
+    }
+    /* var.method ... */
+    if (*ps->p == '.' && ident_start(ps->p[1]) && islower((unsigned char)*s)) {
+        if (!(out->receiver = strndup(s, (size_t)(ps->p - s))))
+            return nomem(ps);
+        s = ++ps->p;
+        while (ident_char(*ps->p))
+            ps->p++;
+    }
     if (*ps->p == '?' || *ps->p == '!')
         ps->p++;
     out->name = strndup(s, (size_t)(ps->p - s));

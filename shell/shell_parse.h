@@ -57,9 +57,15 @@ struct shell_value {
     size_t n;
 };
 
-/* One statement: name NULL for an empty statement (blank or comment only). */
+/* One statement: name NULL for an empty statement (blank or comment only). Ruby's two
+ * forms around a command are read too: `var = command args` (assign) and `var.method
+ * args` (receiver: the variable, name: the method), as the table references of
+ * `t = get_table 't1'; t.put 'r', 'f:q', 'v'` use them; a bare `var` is a statement
+ * whose name is the variable's and which has no arguments. */
 typedef struct shell_stmt {
     char *name;
+    char *assign;   /* the variable assigned, or NULL */
+    char *receiver; /* the variable the method is called on, or NULL */
     shell_value args; /* an ARRAY */
 } shell_stmt;
 

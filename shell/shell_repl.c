@@ -93,7 +93,7 @@ static int run_stmt(shell_session *s, const char *text, int line, int col)
     int result = SHELL_CONTINUE;
     if (st.name && (strcmp(st.name, "exit") == 0 || strcmp(st.name, "quit") == 0))
         result = exit_status(s, &st);
-    else if (st.name && shell_dispatch(s, &st) != ST_OK && !s->cfg.interactive)
+    else if (st.name && shell_dispatch_stmt(s, &st) != ST_OK && !s->cfg.interactive)
         result = 1;
     shell_stmt_free(&st);
     return result;
@@ -217,7 +217,8 @@ static char *complete_command(const char *text, int state)
     static size_t t, i;
     static const shell_command *const all[] = {shell_cmds_general, shell_cmds_ddl,
                                                shell_cmds_namespace, shell_cmds_dml,
-                                               shell_cmds_regions, shell_cmds_procs};
+                                               shell_cmds_regions, shell_cmds_procs,
+                                               shell_cmds_tableref};
     if (state == 0) {
         tables = all;
         t = i = 0;

@@ -20,6 +20,9 @@
  *     empty keys refused in HBase's words), SPLITALGO => 'DecimalStringSplit';
  *   - enable_all, disable_all, drop_all: the matching tables, the y/n question answered no
  *     without a terminal unless forced, failures counted and named;
+ *   - a maintenance script written in HBase's shell syntax (a namespace with properties,
+ *     table references from create, multi-line hashes, formatters, a filter, deleteall
+ *     by prefix, alter, flush, major_compact) run unchanged;
  *   - commands spanning lines in HBase's syntax (hashes and arrays over several lines,
  *     comments inside, trailing commas), and a syntax error naming its line;
  *   - namespace properties: create_namespace with a dictionary, alter_namespace set and
@@ -312,6 +315,9 @@ static void test_batch_isolation_deleteall_prefix(void **state)
                "Took X seconds\n");
     ssh_expect_fail("scan 'bt', {ISOLATION_LEVEL => 'READ_UNCOMMITTED'}\n",
                     "ISOLATION_LEVEL READ_UNCOMMITTED is not supported");
+    /* a NUL byte cannot travel in a filter string: refused, not cut short */
+    ssh_expect_fail("scan 'bt', {FILTER => \"ValueFilter(=, 'binary:\\x00')\"}\n",
+                    "FILTER holds a NUL byte at offset 23");
     /* a family of every row with the prefix, in batches of one; then the rows */
     ssh_expect("deleteall 'bt', {ROWPREFIXFILTER => 'a', CACHE => 1}, 'g'\n"
                "scan 'bt'\n"
@@ -449,6 +455,74 @@ static void test_all_tables_commands(void **state)
                "0 tables successfully enabled\n"
                "1 tables not enabled due to an exception: xb2\n"
                "Took X seconds\n");
+}
+
+/* ---- a maintenance script written for HBase's shell, run unchanged ---- */
+
+static void test_hbase_maintenance_script(void **state)
+{
+    (void)state;
+    ssh_expect(
+        "# nightly maintenance of the metrics table (HBase shell syntax)\n"
+        "create_namespace 'ops', {'owner' => 'sre'}\n"
+        "metrics = create 'ops:metrics',\n"
+        "  {NAME => 'm', VERSIONS => 3, TTL => '7 DAYS',\n"
+        "   BLOOMFILTER => 'ROW', COMPRESSION => 'ZSTD'},\n"
+        "  {NAME => 'meta'},\n"
+        "  SPLITS => ['m', 'f']\n"
+        "\n"
+        "metrics.put 'cpu.h1', 'm:v', \"\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x2a\"\n"
+        "metrics.put 'cpu.h2', 'm:v', \"\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x07\"\n"
+        "metrics.put 'mem.h1', 'm:v', \"\\x00\\x00\\x00\\x00\\x00\\x00\\x01\\x00\"\n"
+        "metrics.put 'cpu.h1', 'meta:unit', 'pct'\n"
+        "\n"
+        "# the cpu series, values as numbers\n"
+        "metrics.scan ROWPREFIXFILTER => 'cpu.',\n"
+        "             COLUMNS => ['m:v:toLong']\n"
+        "\n"
+        "# the series measured in percent\n"
+        "scan 'ops:metrics', {\n"
+        "  FILTER => \"ValueFilter(=, 'binary:pct') AND KeyOnlyFilter()\",\n"
+        "  COLUMNS => ['meta']\n"
+        "}\n"
+        "metrics.count\n"
+        "# retire the mem series\n"
+        "deleteall 'ops:metrics', {ROWPREFIXFILTER => 'mem.'}\n"
+        "metrics.count\n"
+        "alter 'ops:metrics', {NAME => 'm', VERSIONS => 5}\n"
+        "metrics.flush\n"
+        "major_compact 'ops:metrics'\n"
+        "describe_namespace 'ops'\n",
+        "Took X seconds\n"
+        "Created table ops:metrics\n"
+        "Took X seconds\n"
+        "Took X seconds\n"
+        "Took X seconds\n"
+        "Took X seconds\n"
+        "Took X seconds\n"
+        "ROW  COLUMN+CELL\n"
+        " cpu.h1 column=m:v, timestamp=T, value=42\n"
+        " cpu.h2 column=m:v, timestamp=T, value=7\n"
+        "2 row(s)\n"
+        "Took X seconds\n"
+        "ROW  COLUMN+CELL\n"
+        " cpu.h1 column=meta:unit, timestamp=T, value=\n"
+        "1 row(s)\n"
+        "Took X seconds\n"
+        "3 row(s)\n"
+        "Took X seconds\n"
+        "Took X seconds\n"
+        "2 row(s)\n"
+        "Took X seconds\n"
+        "Updating all regions with the new schema...\n"
+        "3/3 regions updated.\n"
+        "Done.\n"
+        "Took X seconds\n"
+        "Took X seconds\n"
+        "Took X seconds\n"
+        "DESCRIPTION\n"
+        "{NAME => 'ops', owner => 'sre'}\n"
+        "Took X seconds\n");
 }
 
 /* ---- scripts in HBase's syntax ---- */
@@ -664,6 +738,7 @@ int main(void)
         cmocka_unit_test(test_create_forms),
         cmocka_unit_test(test_all_tables_commands),
         cmocka_unit_test(test_multiline_script),
+        cmocka_unit_test(test_hbase_maintenance_script),
         cmocka_unit_test(test_syntax_error_names_line),
         cmocka_unit_test(test_errors_name_things_once),
         cmocka_unit_test(test_namespace_properties),

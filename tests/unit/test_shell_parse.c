@@ -442,6 +442,45 @@ static void test_multiline_statements(void **state)
     run_free(&r);
 }
 
+/* Ruby's forms around a command: var = command, var.method, a bare var. */
+static void test_assign_and_receiver(void **state)
+{
+    (void)state;
+    shell_stmt st;
+    assert_int_equal(shell_parse_stmt("t = get_table 'ns:t1'", &st), ST_OK);
+    assert_string_equal(st.assign, "t");
+    assert_null(st.receiver);
+    assert_string_equal(st.name, "get_table");
+    assert_int_equal(st.args.n, 1);
+    shell_stmt_free(&st);
+    assert_int_equal(shell_parse_stmt("t1.put 'r', 'f:q', 'v'", &st), ST_OK);
+    assert_null(st.assign);
+    assert_string_equal(st.receiver, "t1");
+    assert_string_equal(st.name, "put");
+    assert_int_equal(st.args.n, 3);
+    shell_stmt_free(&st);
+    assert_int_equal(shell_parse_stmt("t.scan({LIMIT => 2})", &st), ST_OK);
+    assert_string_equal(st.receiver, "t");
+    assert_string_equal(st.name, "scan");
+    assert_int_equal(st.args.n, 1);
+    shell_stmt_free(&st);
+    assert_int_equal(shell_parse_stmt("x=create 't', 'f'", &st), ST_OK);
+    assert_string_equal(st.assign, "x");
+    assert_string_equal(st.name, "create");
+    shell_stmt_free(&st);
+    assert_int_equal(shell_parse_stmt("t", &st), ST_OK);
+    assert_string_equal(st.name, "t");
+    assert_null(st.assign);
+    assert_int_equal(st.args.n, 0);
+    shell_stmt_free(&st);
+    /* '=>' and '==' are no assignment; a constant is not a variable */
+    assert_string_equal(parsed("alter 't', NAME => 'f'", "alter"), "['t', {NAME => 'f'}]");
+    bad("t = 5", "expected a command after 't ='");
+    bad("t = ", "expected a command after 't ='");
+    bad("t.", "unexpected '.' after the command name");
+    bad("T = get_table 't'", "expected a value, found '='");
+}
+
 static void test_dispatch_stops_at_first_failure(void **state)
 {
     (void)state;
@@ -496,7 +535,7 @@ static void test_help_texts(void **state)
     run_out r = run_text("help", false);
     assert_int_equal(r.status, SHELL_CONTINUE);
     assert_non_null(strstr(r.out, "COMMAND GROUPS:\n  Group name: general\n"
-                                  "  Commands: status, version, whoami\n"));
+                                  "  Commands: status, table_help, version, whoami\n"));
     assert_non_null(strstr(r.out, "  Group name: namespace\n  Commands: alter_namespace, "
                                   "create_namespace, describe_namespace, drop_namespace, "
                                   "list_namespace, list_namespace_tables\n"));
@@ -575,6 +614,7 @@ int main(void)
         cmocka_unit_test(test_split_statements),
         cmocka_unit_test(test_text_open),
         cmocka_unit_test(test_multiline_statements),
+        cmocka_unit_test(test_assign_and_receiver),
         cmocka_unit_test(test_escape_binary_every_byte),
         cmocka_unit_test(test_unescape_binary_and_round_trip),
         cmocka_unit_test(test_ttl_and_columns),

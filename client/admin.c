@@ -143,6 +143,61 @@ void strata_admin_create_table(strata_admin_t *a, const strata_table_descriptor_
     admin_rpc_schema_free(s);
 }
 
+/* A failure message of this library (err, freed) back into the status and st_errmsg(). */
+static int take_error(char *err)
+{
+    int rc = client_message_status(err);
+    const char *colon = strchr(err, ':');
+    st_error(rc == ST_OK ? ST_INTERNAL : rc, "%s", colon ? colon + 1 + (colon[1] == ' ') : err);
+    strata_free(err);
+    return rc == ST_OK ? ST_INTERNAL : rc;
+}
+
+void strata_admin_clone_table_schema(strata_admin_t *a, const char *src, const char *dst,
+                                     unsigned char preserve_splits, char **errptr)
+{
+    Strata__Admin__TableSchema *s = NULL;
+    ProtobufCBinaryData *keys = NULL;
+    strata_region_list_t *l = NULL;
+    char *err = NULL;
+    size_t n = 0;
+    int rc = need_handle(a, "clone table schema");
+    if (rc == ST_OK && (!src || !dst))
+        rc = st_error(ST_INVALID_ARGUMENT, "admin: clone table schema needs two table names");
+    strata_table_descriptor_t *td =
+        rc == ST_OK ? strata_admin_describe_table(a, src, NULL, NULL, &err) : NULL;
+    if (rc == ST_OK && !td)
+        rc = take_error(err);
+    if (rc == ST_OK)
+        rc = admin_descriptor_to_schema(td, &s);
+    if (rc == ST_OK) { /* the same schema under the new name */
+        char *name = strdup(dst);
+        if (!name)
+            rc = st_error(ST_NOMEM, "admin: out of memory cloning %s", src);
+        else {
+            free(s->name);
+            s->name = name;
+        }
+    }
+    if (rc == ST_OK && preserve_splits && !(l = strata_admin_table_regions(a, src, &err)))
+        rc = take_error(err);
+    n = l && strata_region_list_count(l) > 1 ? strata_region_list_count(l) - 1 : 0;
+    if (rc == ST_OK && !(keys = calloc(n ? n : 1, sizeof(*keys))))
+        rc = st_error(ST_NOMEM, "admin: out of memory cloning %s", src);
+    for (size_t i = 0; rc == ST_OK && i < n; i++) {
+        size_t len = 0;
+        const char *k = strata_region_start_key(strata_region_list_get(l, i + 1), &len);
+        keys[i] = (ProtobufCBinaryData){len, (uint8_t *)k};
+    }
+    if (rc == ST_OK)
+        rc = admin_rpc_create_table(a->rpc, s, keys, n);
+    check(rc, errptr);
+    free(keys);
+    strata_region_list_destroy(l);
+    admin_rpc_schema_free(s);
+    strata_table_descriptor_destroy(td);
+}
+
 void strata_admin_create_table_presplit(strata_admin_t *a, const strata_table_descriptor_t *td,
                                         uint32_t num_regions, const char *split_algo, char **errptr)
 {

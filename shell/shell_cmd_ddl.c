@@ -385,6 +385,35 @@ static int cmd_drop(shell_session *s, const shell_value *args)
     return shell_failed(err);
 }
 
+/* clone_table_schema 'src', 'dst' [, preserve_splits = true]: HBase's cloneTableSchema. */
+static int cmd_clone_table_schema(shell_session *s, const shell_value *args)
+{
+    const shell_value *src = NULL, *dst = NULL;
+    strata_admin_t *a = NULL;
+    bool preserve = true;
+    char *err = NULL;
+    int rc = shell_nargs(args, 2, 3);
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 0, "Table name", &src);
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 1, "New table name", &dst);
+    if (rc == ST_OK && args->n == 3)
+        rc = shell_bool_value(&args->items[2], "preserve_splits", &preserve);
+    if (rc == ST_OK)
+        rc = shell_check_table_name(dst->s);
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
+    if (rc == ST_OK) {
+        strata_admin_clone_table_schema(a, src->s, dst->s, preserve, &err);
+        rc = shell_failed(err);
+    }
+    if (rc == ST_EXISTS)
+        rc = st_error(rc, "Table already exists: %s!", dst->s);
+    else if (rc == ST_NOT_FOUND)
+        rc = st_error(rc, "Unknown table %s!", src->s);
+    return rc;
+}
+
 /* ---- enable_all, disable_all, drop_all ---- */
 
 typedef enum all_op { ALL_ENABLE, ALL_DISABLE, ALL_DROP } all_op;
@@ -776,6 +805,16 @@ const shell_command shell_cmds_ddl[] = {
      "Alternatively, you can use the abbreviated 'desc' for the same thing.\n"
      "  strata> desc 't1'\n"
      "  strata> desc 'ns1:t1'\n"},
+    {"clone_table_schema", "ddl", cmd_clone_table_schema,
+     "Create a new table by cloning the existent table schema.\n"
+     "There're no copies of data involved.\n"
+     "Just copy the table descriptor and split keys.\n"
+     "\n"
+     "Passing 'false' as the optional third parameter will\n"
+     "not preserve split keys.\n"
+     "Examples:\n"
+     "  strata> clone_table_schema 'table_name', 'new_table_name'\n"
+     "  strata> clone_table_schema 'table_name', 'new_table_name', false\n"},
     {"desc", "ddl", cmd_describe, NULL},
     {"disable", "ddl", cmd_disable,
      "Start disable of named table:\n"

@@ -1,6 +1,6 @@
 /*
- * shell_cmd_regions.c - region tools: flush, compact, major_compact (a table or a region),
- * move, assign, unassign, and the region listings list_regions, locate_region and
+ * shell_cmd_regions.c - region tools: flush, compact, major_compact (a table or a region;
+ * flush also a region server), compact_rs, rit, move, assign, unassign, and the region listings list_regions, locate_region and
  * get_splits in HBase's layout.
  *
  * A region may be named by its encoded name or its full name
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "common/status.h"
 #include "shell/shell_internal.h"
@@ -42,6 +43,30 @@ static int maint_region(strata_admin_t *a, maint_op op, const char *enc)
     return shell_failed(err);
 }
 
+/* Every region the live server named (host,port,startcode) holds, as its last report
+ * lists them: ST_OK with *found, and the op run on each; ST_NOT_FOUND (nothing run)
+ * when no live server has that name. */
+static int maint_server(strata_admin_t *a, maint_op op, const char *server)
+{
+    char *err = NULL;
+    strata_cluster_status_t *cs = strata_admin_cluster_status(a, &err);
+    int rc = shell_failed(err);
+    const strata_server_load_t *l = NULL;
+    for (size_t i = 0; rc == ST_OK && i < strata_cluster_status_live_server_count(cs) && !l; i++)
+        if (strcmp(strata_server_load_name(strata_cluster_status_live_server(cs, i)), server) == 0)
+            l = strata_cluster_status_live_server(cs, i);
+    if (rc == ST_OK && !l)
+        rc = ST_NOT_FOUND;
+    for (size_t i = 0; rc == ST_OK && i < strata_server_load_region_load_count(l); i++) {
+        const char *enc = strata_region_load_encoded_name(strata_server_load_region_load(l, i));
+        rc = maint_region(a, op, enc);
+        if (rc == ST_NOT_FOUND) /* it moved since the report: not this server's any more */
+            rc = ST_OK;
+    }
+    strata_cluster_status_destroy(cs);
+    return rc;
+}
+
 /* A table if the name is one, else a region (HBase tries both). */
 static int maint(shell_session *s, const shell_value *args, maint_op op)
 {
@@ -59,6 +84,11 @@ static int maint(shell_session *s, const shell_value *args, maint_op op)
     if (rc != ST_OK)
         return rc;
     bool full_region = strchr(name->s, ',') != NULL;
+    if (full_region && op == OP_FLUSH) { /* HBase 2: flush 'host,port,startcode' */
+        rc = maint_server(a, op, name->s);
+        if (rc != ST_NOT_FOUND)
+            return rc;
+    }
     if (!full_region && shell_check_table_name(name->s) == ST_OK) {
         rc = maint_table(a, op, name->s);
         if (rc != ST_NOT_FOUND)
@@ -84,6 +114,61 @@ static int cmd_compact(shell_session *s, const shell_value *args)
 static int cmd_major_compact(shell_session *s, const shell_value *args)
 {
     return maint(s, args, OP_MAJOR);
+}
+
+/* compact_rs 'host,port,startcode' [, major]: every region of that live server. */
+static int cmd_compact_rs(shell_session *s, const shell_value *args)
+{
+    const shell_value *server = NULL;
+    strata_admin_t *a = NULL;
+    bool major = false;
+    int rc = shell_nargs(args, 1, 2);
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 0, "Region server name", &server);
+    if (rc == ST_OK && args->n == 2)
+        rc = shell_bool_value(&args->items[1], "major", &major);
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
+    if (rc == ST_OK)
+        rc = maint_server(a, major ? OP_MAJOR : OP_COMPACT, server->s);
+    if (rc == ST_NOT_FOUND)
+        rc = st_error(rc, "region server %s is not live (list them with status 'simple')",
+                      server->s);
+    return rc;
+}
+
+/* rit: HBase's RegionState.toDescriptiveString of each region in transition. */
+static int cmd_rit(shell_session *s, const shell_value *args)
+{
+    strata_admin_t *a = NULL;
+    char *err = NULL;
+    int rc = shell_nargs(args, 0, 0);
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
+    if (rc != ST_OK)
+        return rc;
+    strata_cluster_status_t *cs = strata_admin_cluster_status(a, &err);
+    rc = shell_failed(err);
+    size_t n = rc == ST_OK ? strata_cluster_status_in_transition_count(cs) : 0;
+    buf_t name = {0};
+    int64_t now = (int64_t)time(NULL);
+    for (size_t i = 0; i < n; i++) {
+        const strata_region_t *r = strata_cluster_status_in_transition(cs, i);
+        time_t since = (time_t)(strata_cluster_status_in_transition_since_ms(cs, i) / 1000);
+        char when[64];
+        struct tm tm;
+        strftime(when, sizeof(when), "%a %b %d %H:%M:%S %Z %Y", localtime_r(&since, &tm));
+        shell_region_name(r, &name);
+        const char *server = strata_region_server(r);
+        fprintf(s->out, "%s state=%s, ts=%s (%llds ago), server=%s\n", (char *)name.data,
+                strata_region_state_name(strata_region_state_of(r)), when,
+                (long long)(now - (int64_t)since), server && server[0] ? server : "null");
+    }
+    if (rc == ST_OK)
+        shell_footer(s, (long)n);
+    buf_free(&name);
+    strata_cluster_status_destroy(cs);
+    return rc;
 }
 
 /* ---- move, assign, unassign ---- */
@@ -493,13 +578,26 @@ const shell_command shell_cmds_regions[] = {
      "  strata> compact 't1'\n"
      "Compact an entire region:\n"
      "  strata> compact 'r1'\n"},
+    {"compact_rs", "tools", cmd_compact_rs,
+     "Compact all regions on passed regionserver.\n"
+     "Examples:\n"
+     "  Compact all regions on a regionserver:\n"
+     "  strata> compact_rs 'host187.example.com,60020,1289493121758'\n"
+     "  Major compact all regions on a regionserver:\n"
+     "  strata> compact_rs 'host187.example.com,60020,1289493121758', true\n"},
     {"flush", "tools", cmd_flush,
      "Flush all regions in passed table or pass a region row to\n"
-     "flush an individual region.  For example:\n"
+     "flush an individual region or a region server name to flush all its regions.\n"
+     "For example:\n"
      "\n"
      "  strata> flush 'TABLENAME'\n"
      "  strata> flush 'REGIONNAME'\n"
-     "  strata> flush 'ENCODED_REGIONNAME'\n"},
+     "  strata> flush 'ENCODED_REGIONNAME'\n"
+     "  strata> flush 'REGION_SERVER_NAME'\n"},
+    {"rit", "tools", cmd_rit,
+     "List all regions in transition.\n"
+     "Examples:\n"
+     "  strata> rit\n"},
     {"get_splits", "ddl", cmd_get_splits,
      "Get the splits of the named table:\n"
      "  strata> get_splits 't1'\n"

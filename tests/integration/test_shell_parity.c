@@ -23,6 +23,8 @@
  *   - a maintenance script written in HBase's shell syntax (a namespace with properties,
  *     table references from create, multi-line hashes, formatters, a filter, deleteall
  *     by prefix, alter, flush, major_compact) run unchanged;
+ *   - clone_table_schema (with and without the split keys), rit, flush of a region
+ *     server and compact_rs;
  *   - commands spanning lines in HBase's syntax (hashes and arrays over several lines,
  *     comments inside, trailing commas), and a syntax error naming its line;
  *   - namespace properties: create_namespace with a dictionary, alter_namespace set and
@@ -525,6 +527,71 @@ static void test_hbase_maintenance_script(void **state)
         "Took X seconds\n");
 }
 
+/* ---- clone_table_schema, rit, flush and compact of a region server ---- */
+
+/* The first live server's name, "host,port,startcode", from status 'simple'. */
+static void first_server(char *out, size_t cap)
+{
+    ssh_result r = ssh_run_dir("status 'simple'\n");
+    const char *p = strstr(r.out, "live servers\n    ");
+    assert_non_null(p);
+    char host[64];
+    unsigned port = 0;
+    unsigned long long sc = 0;
+    assert_int_equal(sscanf(p + strlen("live servers\n    "), "%63[^:]:%u %llu", host, &port, &sc),
+                     3);
+    snprintf(out, cap, "%s,%u,%llu", host, port, sc);
+    ssh_result_free(&r);
+}
+
+static void test_clone_rit_server_tools(void **state)
+{
+    (void)state;
+    ssh_expect("create 'cs', {NAME => 'f', VERSIONS => 4}, MAX_FILESIZE => 1234567, "
+               "SPLITS => ['g', 'p']\n"
+               "put 'cs', 'a', 'f:q', 'v'\n"
+               "clone_table_schema 'cs', 'cs2'\n"
+               "describe 'cs2'\n"
+               "get_splits 'cs2'\n"
+               "count 'cs2'\n"
+               "clone_table_schema 'cs', 'cs3', false\n"
+               "get_splits 'cs3'\n"
+               "rit\n",
+               "Created table cs\n"
+               "Took X seconds\n"
+               "Took X seconds\n"
+               "Took X seconds\n"
+               "Table cs2 is ENABLED\n"
+               "cs2, {TABLE_ATTRIBUTES => {MAX_FILESIZE => '1234567'}}\n"
+               "COLUMN FAMILIES DESCRIPTION\n"
+               "{NAME => 'f', VERSIONS => '4', KEEP_DELETED_CELLS => 'FALSE', TTL => 'FOREVER', "
+               "MIN_VERSIONS => '0', BLOOMFILTER => 'ROW', COMPRESSION => 'NONE', BLOCKSIZE => "
+               "'65536'}\n"
+               "1 row(s)\n"
+               "Took X seconds\n"
+               "Total number of splits = 3\n"
+               "g\n"
+               "p\n"
+               "Took X seconds\n"
+               "0 row(s)\n" /* the schema, not the data */
+               "Took X seconds\n"
+               "Took X seconds\n"
+               "Total number of splits = 1\n"
+               "Took X seconds\n"
+               "0 row(s)\n"
+               "Took X seconds\n");
+    ssh_expect_fail("clone_table_schema 'cs', 'cs2'\n", "Table already exists: cs2!");
+    ssh_expect_fail("clone_table_schema 'nope', 'cs4'\n", "Unknown table nope!");
+    char server[128], script[512];
+    first_server(server, sizeof(server));
+    snprintf(script, sizeof(script),
+             "flush '%s'\ncompact_rs '%s'\ncompact_rs '%s', true\n", server, server, server);
+    ssh_expect(script, "Took X seconds\nTook X seconds\nTook X seconds\n");
+    ssh_expect_fail("compact_rs '127.0.0.1,1,1'\n", "region server 127.0.0.1,1,1 is not live");
+    ssh_expect_fail("flush '127.0.0.1,1,1'\n", "Unknown table or region 127.0.0.1,1,1!");
+    ssh_expect("count 'cs'\n", "1 row(s)\nTook X seconds\n");
+}
+
 /* ---- scripts in HBase's syntax ---- */
 
 static void test_multiline_script(void **state)
@@ -737,6 +804,7 @@ int main(void)
         cmocka_unit_test(test_batch_isolation_deleteall_prefix),
         cmocka_unit_test(test_create_forms),
         cmocka_unit_test(test_all_tables_commands),
+        cmocka_unit_test(test_clone_rit_server_tools),
         cmocka_unit_test(test_multiline_script),
         cmocka_unit_test(test_hbase_maintenance_script),
         cmocka_unit_test(test_syntax_error_names_line),

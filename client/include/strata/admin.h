@@ -219,6 +219,12 @@ const char *strata_table_state_name(strata_table_state state);
 void strata_admin_create_table(strata_admin_t *a, const strata_table_descriptor_t *td,
                                const char *const *split_keys, const size_t *split_key_lens,
                                size_t n, char **errptr);
+/* Creates table dst with src's descriptor (families, attributes, values, configuration)
+ * and, with preserve_splits, src's split keys; no data is copied (HBase's
+ * cloneTableSchema). STRATA_ERR_NOT_FOUND if src does not exist, STRATA_ERR_EXISTS if dst
+ * does. */
+void strata_admin_clone_table_schema(strata_admin_t *a, const char *src, const char *dst,
+                                     unsigned char preserve_splits, char **errptr);
 /* Creates it as num_regions regions (>= 1) cut by split_algo: "HexStringSplit" (NULL:
  * the default), "DecimalStringSplit" (8 decimal digits) or "UniformSplit". */
 void strata_admin_create_table_presplit(strata_admin_t *a, const strata_table_descriptor_t *td,

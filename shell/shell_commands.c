@@ -19,7 +19,8 @@ volatile sig_atomic_t shell_interrupted;
 
 static const shell_command *const TABLES[] = {
     shell_cmds_general, shell_cmds_ddl,     shell_cmds_namespace,
-    shell_cmds_dml,     shell_cmds_regions, shell_cmds_procs, shell_cmds_tableref};
+    shell_cmds_dml,     shell_cmds_regions, shell_cmds_procs, shell_cmds_tableref,
+    shell_cmds_servers};
 #define NTABLES (sizeof(TABLES) / sizeof(TABLES[0]))
 
 static const char *const GROUPS[] = {"general", "ddl", "namespace", "dml", "tools", "procedures"};

@@ -78,6 +78,7 @@ extern const shell_command shell_cmds_dml[];
 extern const shell_command shell_cmds_regions[];
 extern const shell_command shell_cmds_procs[];
 extern const shell_command shell_cmds_tableref[];
+extern const shell_command shell_cmds_servers[];
 
 /* The command called name (or an alias such as desc), or NULL. */
 const shell_command *shell_find_command(const char *name);

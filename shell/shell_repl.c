@@ -218,7 +218,7 @@ static char *complete_command(const char *text, int state)
     static const shell_command *const all[] = {shell_cmds_general, shell_cmds_ddl,
                                                shell_cmds_namespace, shell_cmds_dml,
                                                shell_cmds_regions, shell_cmds_procs,
-                                               shell_cmds_tableref};
+                                               shell_cmds_tableref, shell_cmds_servers};
     if (state == 0) {
         tables = all;
         t = i = 0;

@@ -25,6 +25,8 @@
  *     by prefix, alter, flush, major_compact) run unchanged;
  *   - clone_table_schema (with and without the split keys), rit, flush of a region
  *     server and compact_rs;
+ *   - list_liveservers, list_unknownservers, is_in_maintenance_mode, list_enabled_tables,
+ *     list_disabled_tables, regioninfo (encoded and full names), close_region;
  *   - commands spanning lines in HBase's syntax (hashes and arrays over several lines,
  *     comments inside, trailing commas), and a syntax error naming its line;
  *   - namespace properties: create_namespace with a dictionary, alter_namespace set and
@@ -592,6 +594,59 @@ static void test_clone_rit_server_tools(void **state)
     ssh_expect("count 'cs'\n", "1 row(s)\nTook X seconds\n");
 }
 
+/* ---- server listings, maintenance mode, regioninfo, close_region, table states ---- */
+
+static void test_servers_and_states(void **state)
+{
+    (void)state;
+    ssh_result r = ssh_run_dir("list_liveservers\nlist_unknownservers\nis_in_maintenance_mode\n");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "SERVERNAME\n127.0.0.1,"));
+    assert_non_null(strstr(r.out, "\n2 row(s)\nTook X seconds\nSERVERNAME\n0 row(s)\n"
+                                  "Took X seconds\nfalse\nTook X seconds\n"));
+    ssh_result_free(&r);
+    ssh_expect("create 'st1', 'f'\n"
+               "create 'st2', 'f'\n"
+               "disable 'st2'\n"
+               "list_enabled_tables 'st.*'\n"
+               "list_disabled_tables 'st.*'\n",
+               "Created table st1\nTook X seconds\nCreated table st2\nTook X seconds\n"
+               "Took X seconds\n"
+               "TABLE\nst1\n1 row(s)\nTook X seconds\n"
+               "TABLE\nst2\n1 row(s)\nTook X seconds\n");
+    /* regioninfo by encoded and by full name, as locate_region shows them */
+    r = ssh_run_dir("locate_region 'st1', ''\n");
+    assert_int_equal(r.status, 0);
+    const char *enc = strstr(r.out, "{ENCODED => ");
+    assert_non_null(enc);
+    char e[40] = "", full[300] = "";
+    sscanf(enc + strlen("{ENCODED => "), "%32[0-9a-f]", e);
+    const char *nm = strstr(r.out, "NAME => '");
+    assert_non_null(nm);
+    sscanf(nm + strlen("NAME => '"), "%299[^']", full);
+    ssh_result_free(&r);
+    char script[1024], want[1024];
+    snprintf(script, sizeof(script), "regioninfo '%s'\nregioninfo '%s'\nclose_region '%s'\n", e,
+             full, e);
+    snprintf(want, sizeof(want),
+             "{ENCODED => %s, NAME => '%s', STARTKEY => '', ENDKEY => ''}\nTook X seconds\n"
+             "{ENCODED => %s, NAME => '%s', STARTKEY => '', ENDKEY => ''}\nTook X seconds\n"
+             "Took X seconds\n",
+             e, full, e, full);
+    ssh_expect(script, want);
+    ssh_expect_fail("regioninfo 'ffff0000'\n", "Unknown region ffff0000!");
+    /* the unassigned region of the enabled table comes back */
+    for (int i = 0; i < 300; i++) {
+        r = ssh_run_dir("put 'st1', 'r', 'f:q', 'v'\n");
+        int st = r.status;
+        ssh_result_free(&r);
+        if (st == 0)
+            break;
+        usleep(100 * 1000);
+    }
+    ssh_expect("count 'st1'\n", "1 row(s)\nTook X seconds\n");
+}
+
 /* ---- scripts in HBase's syntax ---- */
 
 static void test_multiline_script(void **state)
@@ -805,6 +860,7 @@ int main(void)
         cmocka_unit_test(test_create_forms),
         cmocka_unit_test(test_all_tables_commands),
         cmocka_unit_test(test_clone_rit_server_tools),
+        cmocka_unit_test(test_servers_and_states),
         cmocka_unit_test(test_multiline_script),
         cmocka_unit_test(test_hbase_maintenance_script),
         cmocka_unit_test(test_syntax_error_names_line),

@@ -148,6 +148,14 @@ static int cmd_help(shell_session *s, const shell_value *args)
         fputs(help_of(c), s->out);
         return ST_OK;
     }
+    const shell_absent *absent = shell_find_absent(what->s);
+    if (absent) {
+        fprintf(s->out, "%s (HBase's group %s) %s: %s\n", absent->name, absent->group,
+                absent->kind == SHELL_ABSENT_REFUSED ? "is not supported by Strata"
+                                                     : "is not in Strata yet",
+                absent->why);
+        return ST_OK;
+    }
     if (help_group(s, what->s))
         return ST_OK;
     return st_error(ST_NOT_FOUND,
@@ -216,6 +224,15 @@ int shell_dispatch(shell_session *s, const shell_stmt *st)
 {
     bool help = strcmp(st->name, "help") == 0;
     const shell_command *c = help ? NULL : shell_find_command(st->name);
+    const shell_absent *absent = help || c ? NULL : shell_find_absent(st->name);
+    if (absent) {
+        int rc = st_error(ST_UNSUPPORTED, "%s %s: %s", st->name,
+                          absent->kind == SHELL_ABSENT_REFUSED ? "is not supported by Strata"
+                                                               : "is not in Strata yet",
+                          absent->why);
+        report_error(s, NULL, st_errmsg());
+        return rc;
+    }
     if (!help && !c) {
         int rc = st_error(ST_NOT_FOUND,
                           "Unknown command '%s'. Type 'help' for the list of commands.", st->name);

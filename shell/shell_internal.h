@@ -80,6 +80,22 @@ extern const shell_command shell_cmds_procs[];
 extern const shell_command shell_cmds_tableref[];
 extern const shell_command shell_cmds_servers[];
 
+/* An HBase shell command the Strata shell does not have, and why (shell_cmd_absent.c). */
+typedef enum shell_absent_kind {
+    SHELL_ABSENT_NOT_YET = 0, /* not built yet */
+    SHELL_ABSENT_REFUSED = 1, /* Strata does not have it by design */
+} shell_absent_kind;
+
+typedef struct shell_absent {
+    const char *name;
+    const char *group; /* HBase's group */
+    shell_absent_kind kind;
+    const char *why;
+} shell_absent;
+
+/* The absent command called name, or NULL. */
+const shell_absent *shell_find_absent(const char *name);
+
 /* The command called name (or an alias such as desc), or NULL. */
 const shell_command *shell_find_command(const char *name);
 /* Runs one parsed statement with timing and error reporting; ST_OK or the failure. */

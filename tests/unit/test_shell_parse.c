@@ -529,6 +529,33 @@ static void test_dispatch_interactive_goes_on(void **state)
     run_free(&r);
 }
 
+/* HBase commands Strata lacks fail with their reason, not as unknown commands. */
+static void test_absent_commands(void **state)
+{
+    (void)state;
+    run_out r = run_text("snapshot 't1', 's1'", false);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "ERROR: snapshot is not in Strata yet: snapshots are separate "
+                                  "work"));
+    run_free(&r);
+    r = run_text("trace 'start'", false);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "ERROR: trace is not supported by Strata: Strata has no "
+                                  "request tracing"));
+    run_free(&r);
+    r = run_text("help 'add_peer'", false);
+    assert_int_equal(r.status, SHELL_CONTINUE);
+    assert_non_null(strstr(r.out, "add_peer (HBase's group replication) is not in Strata yet"));
+    run_free(&r);
+    /* no absent command shadows one the shell has */
+    static const char *const have[] = {"put", "get", "scan", "flush", "split", "rit", "hbck",
+                                       "list_deadservers", "compact_rs", "regioninfo"};
+    for (size_t i = 0; i < sizeof(have) / sizeof(have[0]); i++) {
+        assert_null(shell_find_absent(have[i]));
+        assert_non_null(shell_find_command(have[i]));
+    }
+}
+
 static void test_help_texts(void **state)
 {
     (void)state;
@@ -634,6 +661,7 @@ int main(void)
         cmocka_unit_test(test_ttl_and_columns),
         cmocka_unit_test(test_dispatch_stops_at_first_failure),
         cmocka_unit_test(test_dispatch_interactive_goes_on),
+        cmocka_unit_test(test_absent_commands),
         cmocka_unit_test(test_help_texts),
     };
     return tu_run_group_tests(tests, NULL, NULL);

@@ -5,8 +5,12 @@
  * The lexer turns the text into tokens: ( ) , 'string' compare-op and words (names,
  * keywords, booleans, integers: runs of letters, digits, '_', '.', '+', '-'). The parser
  * keeps one token of lookahead; every error names what was expected, what was found and
- * its byte offset. Partly built filters are freed on every error path.
- * Thread-safety: reentrant (all state is in the parser struct on the caller's stack).
+ * its byte offset. Arguments are checked here, before a constructor sees them, so that
+ * each refusal names the filter, the argument and its position; a constructor then
+ * fails only for memory. Partly built filters are freed on every error path.
+ * Parentheses, SKIP and WHILE together nest at most MAX_DEPTH deep (the recursion is
+ * bounded). Thread-safety: reentrant (all state is in the parser struct on the caller's
+ * stack).
  */
 #include "regionserver/storage/filter_parse.h"
 
@@ -21,7 +25,7 @@
 #include "common/status.h"
 #include "regionserver/storage/filter_internal.h"
 
-#define MAX_DEPTH 64 /* nested parentheses */
+#define MAX_DEPTH 64 /* nested parentheses, SKIP and WHILE */
 
 typedef enum tok_kind {
     TOK_END,
@@ -73,7 +77,7 @@ static int perr(int code, const parser *p, size_t pos, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static int perr(int code, const parser *p, size_t pos, const char *fmt, ...)
 {
-    char what[600];
+    char what[900];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
@@ -285,6 +289,55 @@ static int arg_non_negative(const parser *p, const call *c, size_t i, int64_t *o
     return rc;
 }
 
+/* Argument i as a count 0 .. INT32_MAX (HBase reads these as Java ints). */
+static int arg_count(const parser *p, const call *c, size_t i, int32_t *out)
+{
+    int64_t v = 0;
+    int rc = arg_non_negative(p, c, i, &v);
+    if (rc == ST_OK && v > INT32_MAX)
+        rc = perr(ST_INVALID_ARGUMENT, p, c->args[i].pos,
+                  "argument %zu of %s: integer out of range (at most %d)", i + 1, c->name,
+                  INT32_MAX);
+    if (rc == ST_OK)
+        *out = (int32_t)v;
+    return rc;
+}
+
+/* Arguments from..nargs-1 as byte strings: v[k] is argument from+k, p/len view them. */
+typedef struct str_args {
+    buf_t *v;
+    const uint8_t **p;
+    size_t *len;
+    size_t n;
+} str_args;
+
+static void str_args_free(str_args *a)
+{
+    for (size_t i = 0; a->v != NULL && i < a->n; i++)
+        buf_free(&a->v[i]);
+    free(a->v);
+    free(a->p);
+    free(a->len);
+}
+
+static int arg_strings(const parser *p, const call *c, size_t from, str_args *a)
+{
+    a->n = c->nargs - from;
+    a->v = calloc(a->n ? a->n : 1, sizeof(*a->v));
+    a->p = calloc(a->n ? a->n : 1, sizeof(*a->p));
+    a->len = calloc(a->n ? a->n : 1, sizeof(*a->len));
+    if (a->v == NULL || a->p == NULL || a->len == NULL)
+        return st_error(ST_NOMEM, "filter: out of memory reading the arguments of %s", c->name);
+    for (size_t i = 0; i < a->n; i++) {
+        int rc = arg_bytes(p, c, from + i, &a->v[i]);
+        if (rc != ST_OK)
+            return rc;
+        a->p[i] = a->v[i].data ? a->v[i].data : (const uint8_t *)"";
+        a->len[i] = a->v[i].len;
+    }
+    return ST_OK;
+}
+
 static const struct {
     const char *name;
     comparator_type type;
@@ -393,7 +446,13 @@ static int build_scv(parser *p, const call *c, filter **out)
         rc = arg_bool(p, c, 5, &latest_only);
     if (rc == ST_OK)
         rc = arg_comparator(p, c, 3, op, &cmp);
-    if (rc == ST_OK)
+    bool exclude = strcmp(c->name, "SingleColumnValueExcludeFilter") == 0;
+    if (rc == ST_OK && exclude)
+        rc = built(c,
+                   filter_single_column_value_exclude_new(fam.data, fam.len, qual.data, qual.len,
+                                                          op, cmp, if_missing, latest_only),
+                   out);
+    else if (rc == ST_OK)
         rc = built(c,
                    filter_single_column_value_new(fam.data, fam.len, qual.data, qual.len, op, cmp,
                                                   if_missing, latest_only),
@@ -441,6 +500,245 @@ static int build_timestamps(parser *p, const call *c, filter **out)
     return rc;
 }
 
+static int build_column_count_get(parser *p, const call *c, filter **out)
+{
+    int32_t n = 0;
+    int rc = want_args(p, c, 1, 1);
+    if (rc == ST_OK)
+        rc = arg_count(p, c, 0, &n);
+    return rc == ST_OK ? built(c, filter_column_count_get_new(n), out) : rc;
+}
+
+static int build_column_pagination(parser *p, const call *c, filter **out)
+{
+    int32_t limit = 0, offset = 0;
+    int rc = want_args(p, c, 2, 2);
+    if (rc == ST_OK)
+        rc = arg_count(p, c, 0, &limit);
+    if (rc == ST_OK && c->args[1].kind == TOK_STRING)
+        rc = bad_arg(p, c, 1,
+                     "an integer offset (HBase's filter language has no column-offset "
+                     "form)");
+    if (rc == ST_OK)
+        rc = arg_count(p, c, 1, &offset);
+    return rc == ST_OK ? built(c, filter_column_pagination_new(limit, offset), out) : rc;
+}
+
+static int build_column_range(parser *p, const call *c, filter **out)
+{
+    buf_t lo = {0}, hi = {0};
+    bool lo_incl = false, hi_incl = false;
+    int rc = want_args(p, c, 4, 4);
+    if (rc == ST_OK)
+        rc = arg_bytes(p, c, 0, &lo);
+    if (rc == ST_OK)
+        rc = arg_bool(p, c, 1, &lo_incl);
+    if (rc == ST_OK)
+        rc = arg_bytes(p, c, 2, &hi);
+    if (rc == ST_OK)
+        rc = arg_bool(p, c, 3, &hi_incl);
+    if (rc == ST_OK)
+        rc = built(c,
+                   filter_column_range_new(lo.data, lo.len, lo.len > 0, lo_incl, hi.data, hi.len,
+                                           hi.len > 0, hi_incl),
+                   out);
+    buf_free(&lo);
+    buf_free(&hi);
+    return rc;
+}
+
+/* The index of the first string that repeats an earlier one, or 0. */
+static size_t repeated_arg(const str_args *a)
+{
+    for (size_t i = 1; i < a->n; i++) {
+        for (size_t k = 0; k < i; k++) {
+            if (a->len[i] == a->len[k] && memcmp(a->p[i], a->p[k], a->len[i]) == 0)
+                return i;
+        }
+    }
+    return 0;
+}
+
+static int build_column_prefixes(parser *p, const call *c, filter **out)
+{
+    str_args a = {0};
+    int rc = arg_strings(p, c, 0, &a);
+    size_t dup = rc == ST_OK ? repeated_arg(&a) : 0;
+    if (dup)
+        rc = perr(ST_INVALID_ARGUMENT, p, c->args[dup].pos,
+                  "argument %zu of %s repeats a prefix (they must be distinct)", dup + 1, c->name);
+    if (rc == ST_OK)
+        rc = built(c, filter_multiple_column_prefix_new(a.p, a.len, a.n), out);
+    str_args_free(&a);
+    return rc;
+}
+
+static int build_first_matching(parser *p, const call *c, filter **out)
+{
+    str_args a = {0};
+    int rc = arg_strings(p, c, 0, &a);
+    if (rc == ST_OK)
+        rc = built(c, filter_first_key_value_matching_qualifiers_new(a.p, a.len, a.n), out);
+    str_args_free(&a);
+    return rc;
+}
+
+static int build_dependent(parser *p, const call *c, filter **out)
+{
+    buf_t fam = {0}, qual = {0};
+    bool drop = false;
+    compare_op op = CMP_NO_OP;
+    comparator *cmp = NULL;
+    int rc =
+        c->nargs == 2 || c->nargs == 3 || c->nargs == 5 ? ST_OK : count_error(p, c, "2, 3 or 5");
+    if (rc == ST_OK)
+        rc = arg_bytes(p, c, 0, &fam);
+    if (rc == ST_OK)
+        rc = arg_bytes(p, c, 1, &qual);
+    if (rc == ST_OK && c->nargs >= 3)
+        rc = arg_bool(p, c, 2, &drop);
+    if (rc == ST_OK && c->nargs == 5)
+        rc = arg_op(p, c, 3, &op);
+    if (rc == ST_OK && c->nargs == 5)
+        rc = arg_comparator(p, c, 4, op, &cmp);
+    if (rc == ST_OK)
+        rc = built(
+            c, filter_dependent_column_new(fam.data, fam.len, qual.data, qual.len, drop, op, cmp),
+            out);
+    buf_free(&fam);
+    buf_free(&qual);
+    return rc;
+}
+
+static int build_column_value(parser *p, const call *c, filter **out)
+{
+    buf_t fam = {0}, qual = {0};
+    compare_op op = CMP_EQUAL;
+    comparator *cmp = NULL;
+    int rc = want_args(p, c, 4, 4);
+    if (rc == ST_OK)
+        rc = arg_bytes(p, c, 0, &fam);
+    if (rc == ST_OK)
+        rc = arg_bytes(p, c, 1, &qual);
+    if (rc == ST_OK)
+        rc = arg_op(p, c, 2, &op);
+    if (rc == ST_OK)
+        rc = arg_comparator(p, c, 3, op, &cmp);
+    if (rc == ST_OK)
+        rc =
+            built(c, filter_column_value_new(fam.data, fam.len, qual.data, qual.len, op, cmp), out);
+    buf_free(&fam);
+    buf_free(&qual);
+    return rc;
+}
+
+static int build_inclusive_stop(parser *p, const call *c, filter **out)
+{
+    buf_t b = {0};
+    int rc = want_args(p, c, 1, 1);
+    if (rc == ST_OK)
+        rc = arg_bytes(p, c, 0, &b);
+    if (rc == ST_OK)
+        rc = built(c, filter_inclusive_stop_new(b.data, b.len), out);
+    buf_free(&b);
+    return rc;
+}
+
+/* Range k of MultiRowRangeFilter (arguments 4k .. 4k+3) into r, its bytes in s and e. */
+static int arg_row_range(const parser *p, const call *c, size_t k, buf_t *s, buf_t *e,
+                         filter_row_range *r)
+{
+    size_t i = 4 * k;
+    int rc = arg_bytes(p, c, i, s);
+    if (rc == ST_OK)
+        rc = arg_bool(p, c, i + 1, &r->start_inclusive);
+    if (rc == ST_OK)
+        rc = arg_bytes(p, c, i + 2, e);
+    if (rc == ST_OK)
+        rc = arg_bool(p, c, i + 3, &r->stop_inclusive);
+    if (rc != ST_OK)
+        return rc;
+    r->start = s->data;
+    r->start_len = s->len;
+    r->stop = e->data;
+    r->stop_len = e->len;
+    int cmp = s->len && e->len ? filter_bytes_compare(s->data, s->len, e->data, e->len) : -1;
+    if (cmp > 0 || (cmp == 0 && !r->stop_inclusive))
+        return perr(ST_INVALID_ARGUMENT, p, c->args[i].pos,
+                    "range %zu of %s is empty: its start row sorts %s its stop row", k + 1, c->name,
+                    cmp > 0 ? "after" : "equal to (exclusive)");
+    return ST_OK;
+}
+
+static int build_row_ranges(parser *p, const call *c, filter **out)
+{
+    if (c->nargs == 0 || c->nargs % 4 != 0)
+        return count_error(p, c,
+                           "a multiple of 4: start, startInclusive, stop, stopInclusive "
+                           "per range");
+    size_t n = c->nargs / 4;
+    buf_t *bytes = calloc(2 * n, sizeof(*bytes));
+    filter_row_range *r = calloc(n, sizeof(*r));
+    int rc = bytes && r ? ST_OK : st_error(ST_NOMEM, "filter: out of memory for %zu ranges", n);
+    for (size_t k = 0; rc == ST_OK && k < n; k++)
+        rc = arg_row_range(p, c, k, &bytes[2 * k], &bytes[2 * k + 1], &r[k]);
+    if (rc == ST_OK)
+        rc = built(c, filter_multi_row_range_new(r, n), out);
+    for (size_t i = 0; bytes && i < 2 * n; i++)
+        buf_free(&bytes[i]);
+    free(bytes);
+    free(r);
+    return rc;
+}
+
+/* Checks that mask argument i is '0' and '1' characters as long as the key before it,
+ * and turns it into mask bytes 0 and 1. */
+static int fuzzy_mask(const parser *p, const call *c, size_t i, const buf_t *key, buf_t *mask)
+{
+    if (mask->len != key->len)
+        return perr(ST_INVALID_ARGUMENT, p, c->args[i].pos,
+                    "argument %zu of %s: the mask must be as long as its key (%zu bytes), "
+                    "got %zu",
+                    i + 1, c->name, key->len, mask->len);
+    for (size_t k = 0; k < mask->len; k++) {
+        uint8_t m = mask->data[k];
+        if (m != '0' && m != '1')
+            return perr(ST_INVALID_ARGUMENT, p, c->args[i].pos,
+                        "argument %zu of %s: a mask holds '0' (fixed byte) and '1' (any byte), "
+                        "got byte 0x%02x at offset %zu",
+                        i + 1, c->name, m, k);
+        mask->data[k] = (uint8_t)(m - '0');
+    }
+    return ST_OK;
+}
+
+static int build_fuzzy(parser *p, const call *c, filter **out)
+{
+    if (c->nargs == 0 || c->nargs % 2 != 0)
+        return count_error(p, c, "pairs of 'key', 'mask' (at least one)");
+    str_args a = {0};
+    int rc = arg_strings(p, c, 0, &a);
+    size_t n = c->nargs / 2;
+    const uint8_t **keys = calloc(n, sizeof(*keys));
+    const uint8_t **masks = calloc(n, sizeof(*masks));
+    size_t *lens = calloc(n, sizeof(*lens));
+    if (rc == ST_OK && (keys == NULL || masks == NULL || lens == NULL))
+        rc = st_error(ST_NOMEM, "filter: out of memory for %zu fuzzy keys", n);
+    for (size_t k = 0; rc == ST_OK && k < n; k++) {
+        rc = fuzzy_mask(p, c, 2 * k + 1, &a.v[2 * k], &a.v[2 * k + 1]);
+        keys[k] = a.p[2 * k];
+        masks[k] = a.p[2 * k + 1];
+        lens[k] = a.len[2 * k];
+    }
+    if (rc == ST_OK)
+        rc = built(c, filter_fuzzy_row_new(keys, masks, lens, n), out);
+    free(keys);
+    free(masks);
+    free(lens);
+    str_args_free(&a);
+    return rc;
+}
+
 static const filter_kind kinds[] = {
     {"RowFilter", "RowFilter(op, 'type:value')", build_compare, filter_row_new},
     {"FamilyFilter", "FamilyFilter(op, 'type:value')", build_compare, filter_family_new},
@@ -456,7 +754,45 @@ static const filter_kind kinds[] = {
     {"FirstKeyOnlyFilter", "FirstKeyOnlyFilter()", build_first_key, NULL},
     {"KeyOnlyFilter", "KeyOnlyFilter([lenAsValue])", build_key_only, NULL},
     {"TimestampsFilter", "TimestampsFilter(ts, ...)", build_timestamps, NULL},
+    {"SingleColumnValueExcludeFilter",
+     "SingleColumnValueExcludeFilter('family', 'qualifier', op, 'type:value'[, "
+     "filterIfMissing, latestVersionOnly])",
+     build_scv, NULL},
+    {"ColumnCountGetFilter", "ColumnCountGetFilter(limit)", build_column_count_get, NULL},
+    {"ColumnPaginationFilter", "ColumnPaginationFilter(limit, offset)", build_column_pagination,
+     NULL},
+    {"ColumnRangeFilter",
+     "ColumnRangeFilter('minColumn', minColumnInclusive, 'maxColumn', maxColumnInclusive)",
+     build_column_range, NULL},
+    {"MultipleColumnPrefixFilter", "MultipleColumnPrefixFilter('prefix', ...)",
+     build_column_prefixes, NULL},
+    {"FirstKeyValueMatchingQualifiersFilter",
+     "FirstKeyValueMatchingQualifiersFilter('qualifier', ...)", build_first_matching, NULL},
+    {"DependentColumnFilter",
+     "DependentColumnFilter('family', 'qualifier'[, dropDependentColumn[, op, "
+     "'type:value']])",
+     build_dependent, NULL},
+    {"ColumnValueFilter", "ColumnValueFilter('family', 'qualifier', op, 'type:value')",
+     build_column_value, NULL},
+    {"InclusiveStopFilter", "InclusiveStopFilter('stopRow')", build_inclusive_stop, NULL},
+    {"MultiRowRangeFilter",
+     "MultiRowRangeFilter('startRow', startInclusive, 'stopRow', stopInclusive, ...)",
+     build_row_ranges, NULL},
+    {"FuzzyRowFilter", "FuzzyRowFilter('key', 'mask', ...) (mask: '0' fixed, '1' any)", build_fuzzy,
+     NULL},
 };
+
+/* "RowFilter, FamilyFilter, ..." into buf. */
+static const char *kind_names(char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && used < n; i++) {
+        int w = snprintf(buf + used, n - used, "%s%s", i ? ", " : "", kinds[i].name);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
+}
 
 static const filter_kind *find_kind(const parser *p, const token *t)
 {
@@ -518,13 +854,11 @@ static int parse_call(parser *p, filter **out)
 {
     const token name = p->tok;
     call c = {.name_pos = name.pos, .kind = find_kind(p, &name)};
+    char names[640];
     if (c.kind == NULL)
-        return perr(ST_INVALID_ARGUMENT, p, name.pos,
-                    "unknown filter '%.*s' (supported: RowFilter, PrefixFilter, "
-                    "ColumnPrefixFilter, QualifierFilter, FamilyFilter, ValueFilter, "
-                    "SingleColumnValueFilter, PageFilter, FirstKeyOnlyFilter, KeyOnlyFilter, "
-                    "TimestampsFilter)",
-                    (int)(name.len < 40 ? name.len : 40), p->text + name.pos);
+        return perr(ST_INVALID_ARGUMENT, p, name.pos, "unknown filter '%.*s' (supported: %s)",
+                    (int)(name.len < 40 ? name.len : 40), p->text + name.pos,
+                    kind_names(names, sizeof(names)));
     c.name = c.kind->name;
     int rc = advance(p);
     if (rc == ST_OK)
@@ -570,8 +904,8 @@ static int parse_primary(parser *p, filter **out)
     if (t->kind == TOK_LPAREN)
         return parse_group(p, out);
     if (tok_is_word(p, t, "SKIP", true) || tok_is_word(p, t, "WHILE", true))
-        return perr(ST_UNSUPPORTED, p, t->pos, "the %.*s operator is not supported", (int)t->len,
-                    p->text + t->pos);
+        return perr(ST_INVALID_ARGUMENT, p, t->pos, "operators are upper case: write %s as %s",
+                    tok_desc(p, t, buf, sizeof(buf)), t->len == 4 ? "SKIP" : "WHILE");
     if (tok_is_word(p, t, "AND", true) || tok_is_word(p, t, "OR", true))
         return perr(ST_INVALID_ARGUMENT, p, t->pos, "expected a filter before %s",
                     tok_desc(p, t, buf, sizeof(buf)));
@@ -579,6 +913,32 @@ static int parse_primary(parser *p, filter **out)
         return parse_call(p, out);
     return perr(ST_INVALID_ARGUMENT, p, t->pos, "expected a filter name or '(', got %s",
                 tok_desc(p, t, buf, sizeof(buf)));
+}
+
+/* unary := ("SKIP" | "WHILE") unary | primary: SKIP and WHILE bind tighter than AND. */
+static int parse_unary(parser *p, filter **out)
+{
+    const token t = p->tok;
+    bool skip = tok_is_word(p, &t, "SKIP", false);
+    if (!skip && !tok_is_word(p, &t, "WHILE", false))
+        return parse_primary(p, out);
+    *out = NULL;
+    if (p->depth + 1 > MAX_DEPTH)
+        return perr(ST_INVALID_ARGUMENT, p, t.pos,
+                    "SKIP, WHILE and parentheses nested deeper "
+                    "than %d",
+                    MAX_DEPTH);
+    filter *inner = NULL;
+    p->depth++;
+    int rc = advance(p);
+    if (rc == ST_OK)
+        rc = parse_unary(p, &inner);
+    p->depth--;
+    if (rc != ST_OK)
+        return rc;
+    *out = skip ? filter_skip_new(inner) : filter_while_new(inner);
+    return *out ? ST_OK
+                : st_error(ST_NOMEM, "filter: out of memory for %s", skip ? "SKIP" : "WHILE");
 }
 
 /* Moves *first into a new list of kind op. */
@@ -622,7 +982,7 @@ static int parse_chain(parser *p, const char *kw, filter_list_op op,
 
 static int parse_and(parser *p, filter **out)
 {
-    return parse_chain(p, "AND", FILTER_MUST_PASS_ALL, parse_primary, out);
+    return parse_chain(p, "AND", FILTER_MUST_PASS_ALL, parse_unary, out);
 }
 
 static int parse_or(parser *p, filter **out)
@@ -638,6 +998,11 @@ static int unexpected_after(const parser *p, const char *expected)
     if (tok_is_word(p, t, "AND", true) || tok_is_word(p, t, "OR", true))
         return perr(ST_INVALID_ARGUMENT, p, t->pos, "operators are upper case: write %s as %s",
                     tok_desc(p, t, buf, sizeof(buf)), t->len == 3 ? "AND" : "OR");
+    if (tok_is_word(p, t, "SKIP", true) || tok_is_word(p, t, "WHILE", true))
+        return perr(ST_INVALID_ARGUMENT, p, t->pos,
+                    "unexpected %s after a complete filter (SKIP and WHILE go before the "
+                    "filter they wrap; expected AND, OR or %s)",
+                    tok_desc(p, t, buf, sizeof(buf)), expected);
     if (t->kind == TOK_RPAREN && strcmp(expected, "the end") == 0)
         return perr(ST_INVALID_ARGUMENT, p, t->pos, "unbalanced ')'");
     return perr(ST_INVALID_ARGUMENT, p, t->pos,

@@ -10,6 +10,8 @@
  *   A_NEXT_COL          leave the column: a few next() calls, then a seek past it
  *                       (to the next wanted qualifier or family when columns are explicit)
  *   A_SEEK              seek to s->hint (the next wanted family or qualifier)
+ *   A_HINT              move to s->hint (a filter's seek hint): a few next() calls, then
+ *                       a seek if it is still ahead
  *   A_NEXT_ROW          the row holds nothing more for us
  * A kept cell is handed out as a view before the iterator moves; the move is owed
  * (s->pending) and done at the next call, so views stay valid meanwhile.
@@ -20,6 +22,13 @@
  * timestamp and type collapse to the newest) -> filter_cell -> versions after filter.
  * With a filter, versions are counted up to the family's VERSIONS before the filter and
  * up to min(max_versions, VERSIONS) among the cells the filter kept (HBase 2 semantics).
+ * A filter's FILTER_SEEK_HINT becomes A_HINT to its hint (filter_seek) when that moves
+ * forward without skipping a family's empty-qualifier column: in the current row to a
+ * later column of the same family, to the start of a later family, or (forward) to the
+ * start of a later row; a reversed scan's hint into an earlier row ends the row and the
+ * next one is found with seek_for_prev(hint) instead of the row's first key. Any other
+ * hint is answered as a SKIP. Once a row is assembled the filter may remove cells from
+ * it (filter_row_cells) before it judges the row (filter_row).
  * Raw scans apply no markers, return them, and count only puts as versions.
  * The major-compaction matcher keeps what a user scan over all time would see plus, with
  * KEEP_DELETED_CELLS, the markers and the cells they mask (still bounded by VERSIONS
@@ -50,7 +59,16 @@
  * every child of the merged input, which costs more than a few steps. */
 #define SKIP_STEPS 8
 
-enum action { A_INCLUDE, A_INCLUDE_NEXT_COL, A_SKIP, A_NEXT_COL, A_SEEK, A_NEXT_ROW, A_CONT };
+enum action {
+    A_INCLUDE,
+    A_INCLUDE_NEXT_COL,
+    A_SKIP,
+    A_NEXT_COL,
+    A_SEEK,
+    A_HINT,
+    A_NEXT_ROW,
+    A_CONT
+};
 enum move { MOVE_NONE, MOVE_NEXT, MOVE_NEXT_COL };
 
 static const uint8_t empty_bytes[1];
@@ -88,6 +106,9 @@ struct scanner {
     buf_t row;
     buf_t key; /* scratch seek-key bytes */
     cell_t hint;
+    buf_t row_hint_key; /* reversed: a filter's hint into an earlier row (its bytes) */
+    cell_t row_hint;    /* ... as a key, pointing into row_hint_key */
+    bool has_row_hint;
 
     /* family scope */
     bool fam_valid;
@@ -324,11 +345,64 @@ static int check_versions(scanner *s, const cell_t *c, bool is_delete)
     return A_INCLUDE;
 }
 
+/* Keeps a reversed scan's hint into an earlier row for row_begin_reversed. */
+static int keep_row_hint(scanner *s, const cell_t *h)
+{
+    buf_reset(&s->row_hint_key);
+    if (buf_append(&s->row_hint_key, h->row, h->row_len) != ST_OK ||
+        buf_append(&s->row_hint_key, h->family, h->family_len) != ST_OK ||
+        buf_append(&s->row_hint_key, h->qualifier, h->qualifier_len) != ST_OK)
+        return st_error(ST_NOMEM, "scanner: no memory for a filter's seek hint");
+    const uint8_t *b = buf_bytes(&s->row_hint_key);
+    s->row_hint = *h;
+    s->row_hint.row = b;
+    s->row_hint.family = b + h->row_len;
+    s->row_hint.qualifier = b + h->row_len + h->family_len;
+    s->has_row_hint = true;
+    return A_NEXT_ROW;
+}
+
+/* The action for a filter's FILTER_SEEK_HINT on c (`a` the action before the filter):
+ * A_HINT to the hint (in s->hint), A_NEXT_ROW with a reversed row hint kept, or what a
+ * SKIP would give when the hint cannot be honoured (scanner.c head). */
+static int filter_seek(scanner *s, const cell_t *c, int a)
+{
+    int as_skip = a == A_INCLUDE ? A_SKIP : A_NEXT_COL;
+    cell_t h;
+    if (!filter_next_hint(s->filter, &h))
+        return as_skip;
+    int rows = cell_compare_rows(h.row, h.row_len, c->row, c->row_len);
+    if (rows != 0) {
+        if (s->reversed != (rows < 0))
+            return as_skip; /* a hint against the scan's direction */
+        if (s->reversed)
+            return keep_row_hint(s, &h);
+        s->hint = cell_first_on_row(h.row, h.row_len);
+        return A_HINT;
+    }
+    if (s->reversed && h.family_len == 0)
+        return A_NEXT_ROW; /* "the rows before this one" */
+    if (cell_compare(&h, c) <= 0)
+        return as_skip;
+    if (h.family_len == c->family_len && memcmp(h.family, c->family, c->family_len) == 0) {
+        if (c->qualifier_len == 0)
+            return as_skip; /* family markers may follow in the empty-qualifier column */
+        s->hint = h;
+        return A_HINT;
+    }
+    /* the start of a later family; c's bytes may go away once the input moves */
+    s->hint = cell_first_on_column(buf_bytes(&s->row), s->row.len, h.family, h.family_len,
+                                   empty_bytes, 0);
+    return A_HINT;
+}
+
 static int apply_filter(scanner *s, const cell_t *c, int a)
 {
     switch (filter_cell(s->filter, c)) {
     case FILTER_SKIP:
         return a == A_INCLUDE ? A_SKIP : A_NEXT_COL;
+    case FILTER_SEEK_HINT:
+        return filter_seek(s, c, a);
     case FILTER_NEXT_COL:
         return A_NEXT_COL;
     case FILTER_NEXT_ROW:
@@ -433,6 +507,17 @@ static int skip_column(scanner *s)
     return 0;
 }
 
+/* Moves the input to the first cell at or after s->hint (a filter's, ahead of it). */
+static void skip_to_hint(scanner *s)
+{
+    for (int i = 0; i < SKIP_STEPS; i++) {
+        kv_iter_next(s->in);
+        if (!kv_iter_valid(s->in) || cell_compare(kv_iter_cell(s->in), &s->hint) >= 0)
+            return;
+    }
+    kv_iter_seek(s->in, &s->hint);
+}
+
 /* Forward: moves the input past s->row. */
 static int skip_row(scanner *s)
 {
@@ -486,6 +571,9 @@ static int next_in_row(scanner *s, cell_t *out)
             break;
         case A_SEEK:
             kv_iter_seek(s->in, &s->hint);
+            break;
+        case A_HINT:
+            skip_to_hint(s);
             break;
         case A_NEXT_COL:
             if (skip_column(s) == 1) {
@@ -558,6 +646,9 @@ static int row_begin_reversed(scanner *s)
             key = after_row_key(s, s->start.data, s->start.len, &rc);
         else
             key = cell_first_on_row(s->top_row, CELL_MAX_ROW_LEN + 1);
+    } else if (s->has_row_hint) {
+        s->has_row_hint = false;
+        key = s->row_hint; /* before the current row (filter_seek) */
     } else {
         key = cell_first_on_row(buf_bytes(&s->row), s->row.len);
     }
@@ -657,8 +748,11 @@ static int fill_row(scanner *s, scan_result *out)
     if (rc < 0)
         return rc;
     s->in_row = false;
-    if (s->filter && dst->ncells && filter_row(s->filter, dst->cells, dst->ncells))
-        scan_result_clear(dst);
+    if (s->filter && dst->ncells) {
+        dst->ncells = filter_row_cells(s->filter, dst->cells, dst->ncells);
+        if (filter_row(s->filter, dst->cells, dst->ncells))
+            scan_result_clear(dst);
+    }
     if (dst->ncells == 0)
         return 0;
     if (buffered) {
@@ -795,6 +889,8 @@ static int copy_spec(scanner *s, const scan_spec *spec)
     s->reversed = user && spec->reversed;
     s->raw = user && spec->raw;
     s->filter = user ? spec->filter : NULL;
+    if (s->filter)
+        filter_set_reversed(s->filter, s->reversed);
     s->max_versions = spec->max_versions > 0 ? spec->max_versions : 1;
     s->min_ts = spec->min_ts;
     s->max_ts = spec->max_ts > 0 ? spec->max_ts : INT64_MAX;
@@ -858,6 +954,7 @@ void scanner_free(scanner *s)
     buf_free(&s->stop);
     buf_free(&s->row);
     buf_free(&s->key);
+    buf_free(&s->row_hint_key);
     buf_free(&s->fam);
     buf_free(&s->qual);
     delete_tracker_free(&s->dt);

@@ -6,12 +6,13 @@
  * timestamp taken from them) to a few fixed ones. A string that parses is run over the
  * cells, sorted, the way the scanner drives a filter (filter.h): per row
  * filter_all_remaining, reset, filter_row_key, filter_cell honouring SKIP / NEXT_COL /
- * NEXT_ROW, transform on included cells, filter_row; the string wrapped in parentheses
+ * NEXT_ROW (a SEEK_HINT taken as SKIP), transform on included cells, filter_row_cells,
+ * filter_row; the string wrapped in parentheses
  * is parsed and run too.
  *
  * It asserts: parsing returns ST_OK, ST_INVALID_ARGUMENT or ST_UNSUPPORTED; a failure
  * leaves the output NULL and says "filter: ..." with a position inside the string; a
- * filter returns one of the four filter_cell answers and a transformed cell stays
+ * filter returns one of the five filter_cell answers and a transformed cell stays
  * readable; "(text)" parses whenever text does (unless that nests too deep) and keeps
  * exactly the same cells. Leaks, memory errors and undefined behaviour are caught by the
  * sanitizers.
@@ -110,7 +111,8 @@ static uint64_t mix(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-/* Runs row [from, to) through f; adds what is kept to *h. */
+/* Runs row [from, to) through f; adds what is kept to *h. A seek hint is taken as a SKIP
+ * (the scanner may honour it, and must keep the same cells either way). */
 static void drive_row(filter *f, const cell_t *cells, size_t from, size_t to, uint64_t *h)
 {
     cell_t kept[MAX_EXTRA + sizeof(fixed) / sizeof(fixed[0])];
@@ -120,17 +122,12 @@ static void drive_row(filter *f, const cell_t *cells, size_t from, size_t to, ui
         cell_t c = cells[k];
         filter_return r = filter_cell(f, &c);
         FUZZ_CHECK(r == FILTER_INCLUDE || r == FILTER_SKIP || r == FILTER_NEXT_COL ||
-                       r == FILTER_NEXT_ROW,
+                       r == FILTER_NEXT_ROW || r == FILTER_SEEK_HINT,
                    "filter_cell returned %d", (int)r);
         size_t next = k + 1;
         if (r == FILTER_INCLUDE) {
             filter_transform_cell(f, &c);
-            row_hash = mix(row_hash, c.row, c.row_len);
-            row_hash = mix(row_hash, c.family, c.family_len);
-            row_hash = mix(row_hash, c.qualifier, c.qualifier_len);
-            row_hash = mix(row_hash, c.value, c.value_len);
-            row_hash = mix(row_hash, &c.ts, sizeof(c.ts));
-            kept[nkept++] = cells[k];
+            kept[nkept++] = c;
         } else if (r == FILTER_NEXT_COL) {
             while (next < to && cell_compare_column(&cells[k], &cells[next]) == 0)
                 next++;
@@ -139,7 +136,17 @@ static void drive_row(filter *f, const cell_t *cells, size_t from, size_t to, ui
         }
         k = next;
     }
-    if (!filter_row(f, kept, nkept))
+    size_t left = filter_row_cells(f, kept, nkept);
+    FUZZ_CHECK(left <= nkept, "filter_row_cells kept %zu of %zu cells", left, nkept);
+    for (size_t i = 0; i < left; i++) {
+        const cell_t *c = &kept[i];
+        row_hash = mix(row_hash, c->row, c->row_len);
+        row_hash = mix(row_hash, c->family, c->family_len);
+        row_hash = mix(row_hash, c->qualifier, c->qualifier_len);
+        row_hash = mix(row_hash, c->value, c->value_len);
+        row_hash = mix(row_hash, &c->ts, sizeof(c->ts));
+    }
+    if (!filter_row(f, kept, left))
         *h = mix(*h, &row_hash, sizeof(row_hash));
     else
         *h = mix(*h, "-", 1);

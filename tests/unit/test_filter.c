@@ -3,6 +3,11 @@
  * (tests/support/filter_drive.c plays the scanner), and FilterList AND/OR including
  * nesting, PageFilter inside lists, short-circuiting, skip memory and transforms.
  * A scripted "probe" filter (built on filter_internal.h) records what a list passes it.
+ * The filters that seek or edit rows (seek hints, filter_row_cells, filter_set_reversed)
+ * also run through the real scanner (scanner.c over a vec_iter): KEPT() runs two copies
+ * of a filter, one through filter_drive (which ignores hints, so each filter must answer
+ * rightly for the cells a hint skips) and one through the scanner (which seeks), and
+ * both must keep the same cells; the vec_iter's counters show the seeks save steps.
  * Thread-safety: single-threaded.
  */
 #include <stdarg.h>
@@ -19,8 +24,10 @@
 #include "common/status.h"
 #include "regionserver/storage/filter.h"
 #include "regionserver/storage/filter_internal.h"
+#include "regionserver/storage/scanner.h"
 #include "tests/support/filter_drive.h"
 #include "tests/support/testutil.h"
+#include "tests/support/vec_iter.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define B(s) (const uint8_t *)(s), strlen(s)
@@ -903,6 +910,871 @@ static void test_list_add_rejects_non_list_and_frees_child(void **state)
     assert_null(filter_list_new((filter_list_op)7));
 }
 
+/* ---- the real scanner: seek hints, filter_row_cells, reversed scans ---- */
+
+#define NOW 1000000
+
+typedef struct scan_stats {
+    size_t moves; /* positioning calls on the input */
+    size_t seeks;
+} scan_stats;
+
+static char sout[16384];
+
+static void sappend(const char *s)
+{
+    size_t used = strlen(sout);
+    snprintf(sout + used, sizeof(sout) - used, "%s", s);
+}
+
+/* Renders c as filter_drive does: row/fam:qual=value, other bytes of the value as \xNN. */
+static void sappend_cell(const cell_t *c)
+{
+    char one[512];
+    int w = snprintf(one, sizeof(one), "%.*s/%.*s:%.*s=", (int)c->row_len, (const char *)c->row,
+                     (int)c->family_len, (const char *)c->family, (int)c->qualifier_len,
+                     (const char *)c->qualifier);
+    size_t used = w > 0 ? (size_t)w : 0;
+    for (uint32_t i = 0; i < c->value_len && used + 5 < sizeof(one); i++) {
+        uint8_t b = c->value[i];
+        if (b >= 0x20 && b < 0x7f)
+            one[used++] = (char)b;
+        else
+            used += (size_t)snprintf(one + used, sizeof(one) - used, "\\x%02x", b);
+    }
+    one[used] = '\0';
+    sappend(one);
+}
+
+/* A kv_iter over a vec_iter whose cell views last only until the next move, as a store
+ * file's do (its blocks come and go): each move copies the cell into a scratch buffer,
+ * alternating halves, and poisons the rest. A scanner that keeps a view across a move
+ * reads 0xEE bytes. (Regression: a seek hint into a later family took its row from the
+ * cell's view, and over store files the scan lost that family's cells.) */
+typedef struct scratch_iter {
+    kv_iter base;
+    kv_iter *in;
+    uint8_t buf[1024];
+    unsigned moves;
+    cell_t cell;
+} scratch_iter;
+
+static void scratch_refresh(scratch_iter *s)
+{
+    memset(s->buf, 0xEE, sizeof(s->buf));
+    s->moves++;
+    if (!kv_iter_valid(s->in))
+        return;
+    const cell_t *c = kv_iter_cell(s->in);
+    uint8_t *p = s->buf + (s->moves % 2) * (sizeof(s->buf) / 2);
+    size_t need = (size_t)c->row_len + c->family_len + c->qualifier_len + c->value_len;
+    assert_true(need <= sizeof(s->buf) / 2);
+    s->cell = *c;
+    s->cell.row = memcpy(p, c->row, c->row_len);
+    s->cell.family = memcpy(p + c->row_len, c->family, c->family_len);
+    s->cell.qualifier = memcpy(p + c->row_len + c->family_len, c->qualifier, c->qualifier_len);
+    s->cell.value =
+        memcpy(p + c->row_len + c->family_len + c->qualifier_len, c->value, c->value_len);
+}
+
+static void scratch_seek(kv_iter *it, const cell_t *key)
+{
+    kv_iter_seek(((scratch_iter *)it)->in, key);
+    scratch_refresh((scratch_iter *)it);
+}
+
+static void scratch_seek_for_prev(kv_iter *it, const cell_t *key)
+{
+    kv_iter_seek_for_prev(((scratch_iter *)it)->in, key);
+    scratch_refresh((scratch_iter *)it);
+}
+
+static void scratch_seek_to_first(kv_iter *it)
+{
+    kv_iter_seek_to_first(((scratch_iter *)it)->in);
+    scratch_refresh((scratch_iter *)it);
+}
+
+static void scratch_next(kv_iter *it)
+{
+    kv_iter_next(((scratch_iter *)it)->in);
+    scratch_refresh((scratch_iter *)it);
+}
+
+static bool scratch_valid(const kv_iter *it)
+{
+    return kv_iter_valid(((const scratch_iter *)it)->in);
+}
+
+static const cell_t *scratch_cell(const kv_iter *it)
+{
+    return &((const scratch_iter *)it)->cell;
+}
+
+static int scratch_status(const kv_iter *it)
+{
+    return kv_iter_status(((const scratch_iter *)it)->in);
+}
+
+static void scratch_destroy(kv_iter *it)
+{
+    kv_iter_destroy(((scratch_iter *)it)->in);
+    free(it);
+}
+
+static const kv_iter_ops scratch_ops = {
+    scratch_seek,  scratch_seek_for_prev, scratch_seek_to_first, scratch_next,
+    scratch_valid, scratch_cell,          scratch_status,        scratch_destroy,
+};
+
+/* Scans the cells of `cs` (any order) through the scanner with f; families cf, cf2 and
+ * cf3 keep 5 versions, the scan asks for `versions`. */
+static const char *real_scan_cells(filter *f, const cell_t *cs, size_t n, bool reversed,
+                                   int versions, scan_stats *st)
+{
+    kv_iter *vec = vec_iter_new(cs, n);
+    assert_non_null(vec);
+    scratch_iter *it = calloc(1, sizeof(*it));
+    assert_non_null(it);
+    it->base.ops = &scratch_ops;
+    it->in = vec;
+    family_schema fams[3];
+    const char *names[] = {"cf", "cf2", "cf3"};
+    for (size_t k = 0; k < 3; k++) {
+        family_schema_init(&fams[k], names[k]);
+        fams[k].versions = 5;
+    }
+    scan_spec spec = {.filter = f, .reversed = reversed, .max_versions = versions};
+    scanner *s = NULL;
+    assert_int_equal(scanner_new(&it->base, fams, 3, &spec, NOW, &s), ST_OK);
+    scan_result r;
+    scan_result_init(&r);
+    sout[0] = '\0';
+    int rc;
+    while ((rc = scanner_next(s, &r)) == 1) {
+        assert_true(r.ncells > 0);
+        if (sout[0])
+            sappend(" ");
+        for (size_t i = 0; i < r.ncells; i++) {
+            if (i)
+                sappend(",");
+            sappend_cell(&r.cells[i]);
+        }
+    }
+    assert_int_equal(rc, 0);
+    if (st) {
+        st->moves = vec_iter_moves(vec);
+        st->seeks = vec_iter_seeks(vec);
+    }
+    scan_result_free(&r);
+    scanner_free(s);
+    return sout;
+}
+
+static const char *real_scan(filter *f, const tcell *cells, size_t n, bool reversed, int versions,
+                             scan_stats *st)
+{
+    cell_t *cs = calloc(n ? n : 1, sizeof(*cs));
+    assert_non_null(cs);
+    for (size_t i = 0; i < n; i++) {
+        cs[i] = filter_drive_cell(&cells[i]);
+        cs[i].seq = i + 1;
+    }
+    const char *got = real_scan_cells(f, cs, n, reversed, versions, st);
+    free(cs);
+    return got;
+}
+
+/* The rows of cells (in scan order) in reverse order, each row's cells kept in order. */
+static tcell *rows_reversed(const tcell *cells, size_t n)
+{
+    tcell *r = calloc(n ? n : 1, sizeof(*r));
+    assert_non_null(r);
+    size_t out_at = n;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && strcmp(cells[j].row, cells[i].row) == 0)
+            j++;
+        out_at -= j - i;
+        memcpy(r + out_at, cells + i, (j - i) * sizeof(*r));
+        i = j;
+    }
+    return r;
+}
+
+/* a and b are two copies of one filter: a goes through filter_drive (no hints), b through
+ * the scanner (every version kept); both must keep want. Frees both. */
+static void expect_kept(filter *a, filter *b, const tcell *cells, size_t n, bool reversed,
+                        const char *want, int line)
+{
+    assert_non_null(a);
+    assert_non_null(b);
+    tcell *in = reversed ? rows_reversed(cells, n) : NULL;
+    filter_set_reversed(a, reversed);
+    filter_drive_scan(a, in ? in : cells, n, out, sizeof(out));
+    if (strcmp(out, want) != 0)
+        fail_msg("line %d: filter_drive kept \"%s\", want \"%s\"", line, out, want);
+    const char *got = real_scan(b, cells, n, reversed, 5, NULL);
+    if (strcmp(got, want) != 0)
+        fail_msg("line %d: the scanner kept \"%s\", want \"%s\"", line, got, want);
+    free(in);
+    filter_free(a);
+    filter_free(b);
+}
+
+#define KEPT(make, cells, want) expect_kept((make), (make), cells, N(cells), false, want, __LINE__)
+#define KEPT_REV(make, cells, want)                                                                \
+    expect_kept((make), (make), cells, N(cells), true, want, __LINE__)
+
+static filter *cmp_bin(filter *(*ctor)(compare_op, comparator *), compare_op op, const char *v)
+{
+    return ctor(op, comparator_new(COMPARATOR_BINARY, B(v)));
+}
+
+/* Rows "<prefix>000" .. with one cell cf:q each, value the row. */
+static tcell *numbered_rows(const char *prefix, size_t n, char (*names)[16])
+{
+    tcell *c = calloc(n, sizeof(*c));
+    assert_non_null(c);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(names[i], sizeof(names[i]), "%.8s%03u", prefix, (unsigned)(i % 1000));
+        c[i] = (tcell){names[i], "cf", "q", 1, names[i]};
+    }
+    return c;
+}
+
+/* ---- ColumnCountGetFilter ---- */
+
+static const tcell counted[] = {
+    {"r1", "cf", "a", 2, "a2"}, {"r1", "cf", "a", 1, "a1"}, {"r1", "cf", "b", 1, "b1"},
+    {"r2", "cf", "a", 1, "x"},  {"r2", "cf", "b", 1, "y"},  {"r2", "cf2", "c", 1, "z"},
+    {"r3", "cf", "a", 1, "w"},
+};
+
+static void test_column_count_get_first_columns_then_scan_ends(void **state)
+{
+    /* the first version of each column (INCLUDE_AND_NEXT_COL); r2 has a third column:
+     * it is cut there and the scan ends (HBase's matcher ends it at that cell) */
+    KEPT(filter_column_count_get_new(2), counted, "r1/cf:a=a2,r1/cf:b=b1 r2/cf:a=x,r2/cf:b=y");
+    KEPT(filter_column_count_get_new(5), counted,
+         "r1/cf:a=a2,r1/cf:b=b1 r2/cf:a=x,r2/cf:b=y,r2/cf2:c=z r3/cf:a=w");
+    KEPT(filter_column_count_get_new(0), counted, "");
+    filter *f = filter_column_count_get_new(1);
+    assert_int_equal(filter_drive_scan(f, counted, N(counted), out, sizeof(out)), 1);
+    assert_string_equal(out, "r1/cf:a=a2");
+    assert_true(filter_all_remaining(f));
+    assert_true(filter_row_key(f, B("r9")));
+    filter_free(f);
+    st_clear();
+    assert_null(filter_column_count_get_new(-1));
+    assert_non_null(strstr(st_errmsg(), "ColumnCountGetFilter: limit must not be negative"));
+}
+
+/* ---- ColumnPaginationFilter ---- */
+
+static const tcell paged[] = {
+    {"r1", "cf", "a", 2, "a2"}, {"r1", "cf", "a", 1, "a1"}, {"r1", "cf", "b", 1, "b"},
+    {"r1", "cf2", "c", 1, "c"}, {"r1", "cf2", "d", 1, "d"}, {"r2", "cf", "a", 1, "x"},
+};
+
+static void test_column_pagination_counts_columns_across_families(void **state)
+{
+    KEPT(filter_column_pagination_new(2, 1), paged, "r1/cf:b=b,r1/cf2:c=c");
+    KEPT(filter_column_pagination_new(1, 0), paged, "r1/cf:a=a2 r2/cf:a=x");
+    KEPT(filter_column_pagination_new(2, 0), paged, "r1/cf:a=a2,r1/cf:b=b r2/cf:a=x");
+    KEPT(filter_column_pagination_new(3, 10), paged, ""); /* offset past every row's end */
+    KEPT(filter_column_pagination_new(0, 0), paged, "");
+    KEPT(filter_column_pagination_new(9, 3), paged, "r1/cf2:d=d");
+    KEPT_REV(filter_column_pagination_new(2, 1), paged, "r1/cf:b=b,r1/cf2:c=c");
+    st_clear();
+    assert_null(filter_column_pagination_new(1, -1));
+    assert_non_null(strstr(st_errmsg(), "offset must not be negative"));
+}
+
+static void test_column_pagination_column_offset_seeks(void **state)
+{
+    /* from the first qualifier >= the offset; once a column is in, later families
+     * start from their first column (HBase compares only while nothing is counted) */
+    KEPT(filter_column_pagination_at_new(2, B("b")), paged, "r1/cf:b=b,r1/cf2:c=c");
+    KEPT(filter_column_pagination_at_new(2, B("c")), paged, "r1/cf2:c=c,r1/cf2:d=d");
+    KEPT(filter_column_pagination_at_new(5, B("zz")), paged, "");
+    static const tcell fam2[] = {{"r", "cf", "a", 1, "1"},
+                                 {"r", "cf2", "a", 1, "2"},
+                                 {"r", "cf2", "b", 1, "3"},
+                                 {"r", "cf2", "c", 1, "4"}};
+    KEPT(filter_column_pagination_at_new(1, B("b")), fam2, "r/cf2:b=3");
+    filter *f = filter_column_pagination_at_new(2, B("b"));
+    cell_t c = filter_drive_cell(&paged[0]), h;
+    filter_reset(f);
+    assert_int_equal(filter_cell(f, &c), FILTER_SEEK_HINT);
+    assert_true(filter_next_hint(f, &h));
+    cell_t want = cell_first_on_column(B("r1"), B("cf"), B("b"));
+    assert_int_equal(cell_compare(&h, &want), 0);
+    filter_free(f);
+}
+
+/* ---- ColumnRangeFilter ---- */
+
+static const tcell quals[] = {
+    {"r1", "cf", "", 1, "e"},    {"r1", "cf", "a", 1, "a"},   {"r1", "cf", "b", 2, "b2"},
+    {"r1", "cf", "b", 1, "b1"},  {"r1", "cf", "c", 1, "c"},   {"r1", "cf", "d", 1, "d"},
+    {"r1", "cf2", "a", 1, "2a"}, {"r1", "cf2", "c", 1, "2c"}, {"r2", "cf", "c", 1, "x"},
+};
+
+static filter *crange(const char *lo, bool lo_in, const char *hi, bool hi_in)
+{
+    return filter_column_range_new((const uint8_t *)lo, lo ? strlen(lo) : 0, lo != NULL, lo_in,
+                                   (const uint8_t *)hi, hi ? strlen(hi) : 0, hi != NULL, hi_in);
+}
+
+static void test_column_range_bounds_and_families(void **state)
+{
+    KEPT(crange("b", true, "d", false), quals,
+         "r1/cf:b=b2,r1/cf:b=b1,r1/cf:c=c,r1/cf2:c=2c r2/cf:c=x");
+    KEPT(crange("b", false, "d", true), quals, "r1/cf:c=c,r1/cf:d=d,r1/cf2:c=2c r2/cf:c=x");
+    KEPT(crange(NULL, false, "b", true), quals,
+         "r1/cf:=e,r1/cf:a=a,r1/cf:b=b2,r1/cf:b=b1,r1/cf2:a=2a");
+    KEPT(crange("c", true, NULL, false), quals, "r1/cf:c=c,r1/cf:d=d,r1/cf2:c=2c r2/cf:c=x");
+    KEPT(crange("c", true, "c", true), quals, "r1/cf:c=c,r1/cf2:c=2c r2/cf:c=x");
+    KEPT(crange("c", false, "c", true), quals, "");
+    KEPT(crange(NULL, true, NULL, true), quals,
+         "r1/cf:=e,r1/cf:a=a,r1/cf:b=b2,r1/cf:b=b1,r1/cf:c=c,r1/cf:d=d,r1/cf2:a=2a,r1/cf2:c=2c "
+         "r2/cf:c=x");
+    KEPT_REV(crange("b", true, "d", false), quals,
+             "r2/cf:c=x r1/cf:b=b2,r1/cf:b=b1,r1/cf:c=c,r1/cf2:c=2c");
+}
+
+static void test_column_range_hints(void **state)
+{
+    filter *f = crange("b", true, "c", true);
+    cell_t c = filter_drive_cell(&quals[1]), h; /* cf:a */
+    assert_int_equal(filter_cell(f, &c), FILTER_SEEK_HINT);
+    assert_true(filter_next_hint(f, &h));
+    cell_t want = cell_first_on_column(B("r1"), B("cf"), B("b"));
+    assert_int_equal(cell_compare(&h, &want), 0);
+    c = filter_drive_cell(&quals[5]); /* cf:d, past the range: the next family */
+    assert_int_equal(filter_cell(f, &c), FILTER_SEEK_HINT);
+    assert_true(filter_next_hint(f, &h));
+    want = cell_first_on_column(B("r1"), (const uint8_t *)"cf\0", 3, NULL, 0);
+    assert_int_equal(cell_compare(&h, &want), 0);
+    assert_true(cell_compare(&h, &c) > 0);
+    c = filter_drive_cell(&quals[6]); /* cf2:a sorts after the hint */
+    assert_true(cell_compare(&h, &c) < 0);
+    filter_free(f);
+}
+
+/* 200 columns in one row; the range keeps three: the scanner seeks to the first and past
+ * the family after the last (after a few steps, in case they are near) instead of
+ * stepping through the other 197. */
+static void test_column_range_seeks_in_wide_row(void **state)
+{
+    enum { W = 200 };
+    static char names[W][8];
+    tcell wide[W];
+    for (size_t i = 0; i < W; i++) {
+        snprintf(names[i], sizeof(names[i]), "q%03zu", i);
+        wide[i] = (tcell){"r", "cf", names[i], 1, "v"};
+    }
+    scan_stats st;
+    filter *f = crange("q150", true, "q152", true);
+    assert_string_equal(real_scan(f, wide, W, false, 1, &st),
+                        "r/cf:q150=v,r/cf:q151=v,r/cf:q152=v");
+    assert_true(st.moves < 30);
+    assert_true(st.seeks >= 3);
+    filter_free(f);
+    /* the same cells by QualifierFilters step through every column */
+    f = list_of(FILTER_MUST_PASS_ALL, cmp_bin(filter_qualifier_new, CMP_GREATER_OR_EQUAL, "q150"),
+                cmp_bin(filter_qualifier_new, CMP_LESS_OR_EQUAL, "q152"), NULL);
+    assert_string_equal(real_scan(f, wide, W, false, 1, &st),
+                        "r/cf:q150=v,r/cf:q151=v,r/cf:q152=v");
+    assert_true(st.moves > 150);
+    filter_free(f);
+}
+
+/* The scanner never seeks past a family's empty-qualifier column, where its DeleteFamily
+ * markers are: b@2, older than the marker, stays deleted. */
+static cell_t mk(const char *row, const char *qual, const char *val, int64_t ts, uint8_t type)
+{
+    tcell t = {row, "cf", qual, ts, val};
+    cell_t c = filter_drive_cell(&t);
+    c.type = type;
+    return c;
+}
+
+static void test_seek_hint_keeps_family_markers(void **state)
+{
+    cell_t cs[] = {
+        mk("r1", "", "x", 5, CELL_TYPE_PUT),   mk("r1", "", "", 3, CELL_TYPE_DELETE_FAMILY),
+        mk("r1", "a", "a4", 4, CELL_TYPE_PUT), mk("r1", "b", "b4", 4, CELL_TYPE_PUT),
+        mk("r1", "b", "b2", 2, CELL_TYPE_PUT),
+    };
+    for (size_t i = 0; i < N(cs); i++)
+        cs[i].seq = i + 1;
+    filter *f = crange("b", true, NULL, false);
+    assert_string_equal(real_scan_cells(f, cs, N(cs), false, 5, NULL), "r1/cf:b=b4");
+    filter_free(f);
+    f = filter_column_value_new(B("cf"), B("b"), CMP_NOT_EQUAL,
+                                comparator_new(COMPARATOR_BINARY, B("zz")));
+    assert_string_equal(real_scan_cells(f, cs, N(cs), false, 5, NULL), "r1/cf:b=b4");
+    filter_free(f);
+}
+
+/* ---- MultipleColumnPrefixFilter ---- */
+
+static const tcell prefixed[] = {
+    {"r1", "cf", "a", 1, "a"},  {"r1", "cf", "ab", 1, "ab"},   {"r1", "cf", "ac", 1, "ac"},
+    {"r1", "cf", "b", 1, "b"},  {"r1", "cf", "ba", 1, "ba"},   {"r1", "cf", "c", 1, "c"},
+    {"r1", "cf", "d", 1, "d"},  {"r1", "cf2", "ab", 1, "2ab"}, {"r1", "cf2", "z", 1, "2z"},
+    {"r2", "cf", "ca", 1, "x"},
+};
+
+static filter *mcp(const char *a, const char *b)
+{
+    const uint8_t *p[] = {(const uint8_t *)a, (const uint8_t *)b};
+    size_t l[] = {a ? strlen(a) : 0, b ? strlen(b) : 0};
+    return filter_multiple_column_prefix_new(p, l, a ? (b ? 2 : 1) : 0);
+}
+
+static void test_multiple_column_prefix_any_prefix_and_seeks(void **state)
+{
+    KEPT(mcp("b", "a"), prefixed,
+         "r1/cf:a=a,r1/cf:ab=ab,r1/cf:ac=ac,r1/cf:b=b,r1/cf:ba=ba,r1/cf2:ab=2ab");
+    KEPT(mcp("ab", "c"), prefixed, "r1/cf:ab=ab,r1/cf:c=c,r1/cf2:ab=2ab r2/cf:ca=x");
+    /* "ab" adds nothing to "a": ac is kept (HBase's sorted lookup would miss it) */
+    KEPT(mcp("a", "ab"), prefixed, "r1/cf:a=a,r1/cf:ab=ab,r1/cf:ac=ac,r1/cf2:ab=2ab");
+    KEPT(mcp("", "zz"), prefixed,
+         "r1/cf:a=a,r1/cf:ab=ab,r1/cf:ac=ac,r1/cf:b=b,r1/cf:ba=ba,r1/cf:c=c,r1/cf:d=d,"
+         "r1/cf2:ab=2ab,r1/cf2:z=2z r2/cf:ca=x");
+    KEPT(mcp(NULL, NULL), prefixed,
+         "r1/cf:a=a,r1/cf:ab=ab,r1/cf:ac=ac,r1/cf:b=b,r1/cf:ba=ba,r1/cf:c=c,r1/cf:d=d,"
+         "r1/cf2:ab=2ab,r1/cf2:z=2z r2/cf:ca=x");
+    KEPT_REV(mcp("ab", "c"), prefixed, "r2/cf:ca=x r1/cf:ab=ab,r1/cf:c=c,r1/cf2:ab=2ab");
+    st_clear();
+    assert_null(mcp("x", "x"));
+    assert_non_null(strstr(st_errmsg(), "prefix 'x' is repeated"));
+}
+
+/* ---- FirstKeyValueMatchingQualifiersFilter ---- */
+
+static void test_first_key_value_matching_qualifiers(void **state)
+{
+    static const tcell fk[] = {{"r1", "cf", "a", 1, "a"}, {"r1", "cf", "b", 1, "b"},
+                               {"r1", "cf", "c", 1, "c"}, {"r2", "cf", "a", 1, "a"},
+                               {"r2", "cf", "c", 1, "c"}, {"r3", "cf", "x", 1, "x"}};
+    const uint8_t *q[] = {(const uint8_t *)"c", (const uint8_t *)"b"};
+    size_t l[] = {1, 1};
+    KEPT(filter_first_key_value_matching_qualifiers_new(q, l, 2), fk,
+         "r1/cf:a=a,r1/cf:b=b r2/cf:a=a,r2/cf:c=c r3/cf:x=x");
+    KEPT(filter_first_key_value_matching_qualifiers_new(q, l, 0), fk,
+         "r1/cf:a=a,r1/cf:b=b,r1/cf:c=c r2/cf:a=a,r2/cf:c=c r3/cf:x=x");
+}
+
+/* ---- DependentColumnFilter and SingleColumnValueExcludeFilter (filter_row_cells) ---- */
+
+static const tcell dep[] = {
+    {"r1", "cf", "a", 3, "a3"},  {"r1", "cf", "a", 1, "a1"},  {"r1", "cf", "d", 3, "on"},
+    {"r1", "cf", "d", 2, "off"}, {"r1", "cf2", "b", 2, "b2"}, {"r1", "cf2", "b", 1, "b1"},
+    {"r2", "cf", "a", 5, "x"},   {"r3", "cf", "d", 7, "on"},  {"r3", "cf", "z", 7, "z"},
+};
+
+static filter *dcf(bool drop, const char *on)
+{
+    comparator *c = on ? comparator_new(COMPARATOR_BINARY, B(on)) : NULL;
+    return filter_dependent_column_new(B("cf"), B("d"), drop, on ? CMP_EQUAL : CMP_NO_OP, c);
+}
+
+static void test_dependent_column_keeps_cells_of_its_timestamps(void **state)
+{
+    filter *f = dcf(false, NULL);
+    assert_string_equal(real_scan(f, dep, N(dep), false, 5, NULL),
+                        "r1/cf:a=a3,r1/cf:d=on,r1/cf:d=off,r1/cf2:b=b2 r3/cf:d=on,r3/cf:z=z");
+    filter_free(f);
+    f = dcf(true, NULL);
+    assert_string_equal(real_scan(f, dep, N(dep), false, 5, NULL),
+                        "r1/cf:a=a3,r1/cf2:b=b2 r3/cf:z=z");
+    filter_free(f);
+    f = dcf(false, "on");
+    assert_string_equal(real_scan(f, dep, N(dep), false, 5, NULL),
+                        "r1/cf:a=a3,r1/cf:d=on r3/cf:d=on,r3/cf:z=z");
+    filter_free(f);
+    /* one version asked: the filter still sees d@2 (HBase 2 counts versions after it) */
+    f = dcf(false, NULL);
+    assert_string_equal(real_scan(f, dep, N(dep), false, 1, NULL),
+                        "r1/cf:a=a3,r1/cf:d=on,r1/cf2:b=b2 r3/cf:d=on,r3/cf:z=z");
+    filter_free(f);
+    f = dcf(false, NULL);
+    assert_string_equal(real_scan(f, dep, N(dep), true, 5, NULL),
+                        "r3/cf:d=on,r3/cf:z=z r1/cf:a=a3,r1/cf:d=on,r1/cf:d=off,r1/cf2:b=b2");
+    filter_free(f);
+}
+
+static void test_dependent_column_protocol(void **state)
+{
+    filter *f = dcf(false, "on");
+    cell_t row[4] = {filter_drive_cell(&dep[0]), filter_drive_cell(&dep[1]),
+                     filter_drive_cell(&dep[2]), filter_drive_cell(&dep[3])};
+    filter_reset(f);
+    assert_false(filter_row_key(f, B("r1")));
+    assert_int_equal(filter_cell(f, &row[0]), FILTER_INCLUDE);
+    assert_int_equal(filter_cell(f, &row[2]), FILTER_INCLUDE);
+    assert_int_equal(filter_cell(f, &row[3]), FILTER_SKIP); /* off fails the comparator */
+    assert_int_equal(filter_row_cells(f, row, 4), 2);       /* a@3 and d@3 */
+    assert_int_equal(row[0].ts, 3);
+    assert_memory_equal(row[1].qualifier, "d", 1);
+    assert_false(filter_row(f, row, 2));
+    filter_reset(f); /* a new row forgets the timestamps */
+    assert_int_equal(filter_row_cells(f, row, 2), 0);
+    filter_free(f);
+    assert_null(filter_dependent_column_new(B("cf"), B("d"), false, (compare_op)40,
+                                            comparator_new(COMPARATOR_BINARY, B("x"))));
+}
+
+static void test_scv_exclude_removes_tested_column(void **state)
+{
+    filter *f = filter_single_column_value_exclude_new(
+        B("cf"), B("st"), CMP_EQUAL, comparator_new(COMPARATOR_BINARY, B("on")), false, true);
+    assert_string_equal(real_scan(f, scv_rows, N(scv_rows), false, 5, NULL),
+                        "r1/cf:a=x r3/cf:a=z r4/cf2:st=on");
+    filter_free(f);
+    /* a row holding only the tested column is left empty and dropped */
+    static const tcell only[] = {{"r1", "cf", "st", 1, "on"}, {"r2", "cf", "a", 1, "x"}};
+    f = filter_single_column_value_exclude_new(
+        B("cf"), B("st"), CMP_EQUAL, comparator_new(COMPARATOR_BINARY, B("on")), true, true);
+    assert_string_equal(real_scan(f, only, N(only), false, 5, NULL), "");
+    filter_free(f);
+    assert_null(filter_single_column_value_exclude_new(B("cf"), B("st"), CMP_EQUAL, NULL, 0, 1));
+}
+
+/* ---- ColumnValueFilter ---- */
+
+static void test_column_value_only_matching_cells(void **state)
+{
+    static const tcell cv[] = {
+        {"r1", "cf", "a", 1, "1"},   {"r1", "cf", "st", 5, "on"},  {"r1", "cf", "st", 3, "off"},
+        {"r1", "cf", "z", 1, "z"},   {"r1", "cf2", "st", 1, "on"}, {"r2", "cf", "a", 1, "x"},
+        {"r2", "cf", "z", 1, "y"},   {"r3", "cf2", "st", 1, "on"}, {"r4", "cf", "st", 1, "off"},
+        {"r5", "ce", "st", 1, "on"}, {"r5", "cf", "st", 1, "on"},
+    };
+    KEPT(filter_column_value_new(B("cf"), B("st"), CMP_EQUAL,
+                                 comparator_new(COMPARATOR_BINARY, B("on"))),
+         cv, "r1/cf:st=on r5/cf:st=on");
+    KEPT(filter_column_value_new(B("cf"), B("st"), CMP_NOT_EQUAL,
+                                 comparator_new(COMPARATOR_BINARY, B("on"))),
+         cv, "r1/cf:st=off r4/cf:st=off");
+    KEPT(filter_column_value_new(B("cf"), B("st"), CMP_EQUAL,
+                                 comparator_new(COMPARATOR_SUBSTRING, B("O"))),
+         cv, "r1/cf:st=on,r1/cf:st=off r4/cf:st=off r5/cf:st=on");
+    KEPT_REV(filter_column_value_new(B("cf"), B("st"), CMP_EQUAL,
+                                     comparator_new(COMPARATOR_BINARY, B("on"))),
+             cv, "r5/cf:st=on r1/cf:st=on");
+    assert_null(filter_column_value_new(B("cf"), B("st"), CMP_EQUAL, NULL));
+}
+
+/* ---- InclusiveStopFilter ---- */
+
+static void test_inclusive_stop_forward_and_reversed(void **state)
+{
+    KEPT(filter_inclusive_stop_new(B("r3")), five, "r1/cf:q=a r2/cf:q=b r3/cf:q=a");
+    KEPT(filter_inclusive_stop_new(B("r2a")), five, "r1/cf:q=a r2/cf:q=b");
+    KEPT(filter_inclusive_stop_new(B("")), five, "");
+    KEPT_REV(filter_inclusive_stop_new(B("r3")), five, "r5/cf:q=a r4/cf:q=b r3/cf:q=a");
+    KEPT_REV(filter_inclusive_stop_new(B("r2a")), five, "r5/cf:q=a r4/cf:q=b r3/cf:q=a");
+    filter *f = filter_inclusive_stop_new(B("r3"));
+    assert_int_equal(filter_drive_scan(f, five, N(five), out, sizeof(out)), 4);
+    assert_true(filter_all_remaining(f)); /* r4 ended the scan */
+    filter_free(f);
+}
+
+/* ---- MultiRowRangeFilter ---- */
+
+static const tcell letters[] = {
+    {"a", "cf", "q", 1, "a"}, {"b", "cf", "q", 1, "b"}, {"c", "cf", "q", 1, "c"},
+    {"d", "cf", "q", 1, "d"}, {"e", "cf", "q", 1, "e"}, {"f", "cf", "q", 1, "f"},
+    {"g", "cf", "q", 1, "g"}, {"h", "cf", "q", 1, "h"},
+};
+
+#define RR(s, si, e, ei)                                                                           \
+    {                                                                                              \
+        (const uint8_t *)(s), strlen(s), si, (const uint8_t *)(e), strlen(e), ei                   \
+    }
+
+static filter *mrr(const filter_row_range *r, size_t n)
+{
+    return filter_multi_row_range_new(r, n);
+}
+
+static void test_multi_row_range_bounds_merge_and_reversed(void **state)
+{
+    const filter_row_range two[] = {RR("e", false, "g", true), RR("b", true, "d", false)};
+    KEPT(mrr(two, 2), letters, "b/cf:q=b c/cf:q=c f/cf:q=f g/cf:q=g");
+    KEPT_REV(mrr(two, 2), letters, "g/cf:q=g f/cf:q=f c/cf:q=c b/cf:q=b");
+    const filter_row_range merged[] = {RR("b", true, "e", false), RR("a", true, "c", true),
+                                       RR("g", true, "", false)};
+    KEPT(mrr(merged, 3), letters, "a/cf:q=a b/cf:q=b c/cf:q=c d/cf:q=d g/cf:q=g h/cf:q=h");
+    KEPT_REV(mrr(merged, 3), letters, "h/cf:q=h g/cf:q=g d/cf:q=d c/cf:q=c b/cf:q=b a/cf:q=a");
+    const filter_row_range all[] = {RR("", true, "", false)};
+    KEPT(mrr(all, 1), letters,
+         "a/cf:q=a b/cf:q=b c/cf:q=c d/cf:q=d e/cf:q=e f/cf:q=f g/cf:q=g h/cf:q=h");
+    const filter_row_range excl[] = {RR("c", false, "e", true), RR("", false, "a", true)};
+    KEPT(mrr(excl, 2), letters, "a/cf:q=a d/cf:q=d e/cf:q=e");
+    KEPT_REV(mrr(excl, 2), letters, "e/cf:q=e d/cf:q=d a/cf:q=a");
+    const filter_row_range one[] = {RR("c", true, "c", true), RR("cc", false, "cc", true)};
+    KEPT(mrr(one, 2), letters, "c/cf:q=c");
+    const filter_row_range touching[] = {RR("b", true, "c", false), RR("c", false, "e", false)};
+    KEPT(mrr(touching, 2), letters, "b/cf:q=b d/cf:q=d"); /* c is in neither */
+}
+
+static void test_multi_row_range_ends_scan_and_refuses_bad_ranges(void **state)
+{
+    const filter_row_range r[] = {RR("b", true, "c", true)};
+    filter *f = mrr(r, 1);
+    assert_int_equal(filter_drive_scan(f, letters, N(letters), out, sizeof(out)), 4);
+    assert_string_equal(out, "b/cf:q=b c/cf:q=c");
+    assert_true(filter_all_remaining(f));
+    filter_free(f);
+    st_clear();
+    const filter_row_range bad[] = {RR("a", true, "b", true), RR("d", true, "c", true)};
+    assert_null(mrr(bad, 2));
+    assert_non_null(strstr(st_errmsg(), "range 2 is empty: its start row sorts after"));
+    const filter_row_range eq[] = {RR("d", true, "d", false)};
+    assert_null(mrr(eq, 1));
+    assert_null(mrr(NULL, 0));
+    assert_non_null(strstr(st_errmsg(), "no ranges"));
+}
+
+static void test_multi_row_range_seeks_between_ranges(void **state)
+{
+    enum { R = 200 };
+    static char names[R][16];
+    tcell *rows = numbered_rows("r", R, names);
+    const filter_row_range r[] = {RR("r010", true, "r012", true), RR("r150", true, "r152", false)};
+    scan_stats st;
+    filter *f = mrr(r, 2);
+    assert_string_equal(real_scan(f, rows, R, false, 1, &st),
+                        "r010/cf:q=r010 r011/cf:q=r011 r012/cf:q=r012 r150/cf:q=r150 "
+                        "r151/cf:q=r151");
+    assert_true(st.moves < 40); /* two seeks, and the scan ends after r151 */
+    filter_free(f);
+    f = mrr(r, 2);
+    assert_string_equal(real_scan(f, rows, R, true, 1, &st),
+                        "r151/cf:q=r151 r150/cf:q=r150 r012/cf:q=r012 r011/cf:q=r011 "
+                        "r010/cf:q=r010");
+    assert_true(st.moves < 60);
+    filter_free(f);
+    free(rows);
+}
+
+/* ---- FuzzyRowFilter ---- */
+
+static const tcell fuzzy_rows[] = {
+    {"a1x", "cf", "q", 1, "1"}, {"a2y", "cf", "q", 1, "2"}, {"a3x", "cf", "q", 1, "3"},
+    {"b1x", "cf", "q", 1, "4"}, {"b2x", "cf", "q", 1, "5"}, {"c1y", "cf", "q", 1, "6"},
+    {"c9x", "cf", "q", 1, "7"}, {"d", "cf", "q", 1, "8"},
+};
+
+static filter *fuzzy2(const char *k1, const char *m1, const char *k2, const char *m2)
+{
+    uint8_t mb[2][16];
+    const char *m[] = {m1, m2};
+    for (size_t i = 0; i < 2 && m[i]; i++)
+        for (size_t k = 0; k < strlen(m[i]); k++)
+            mb[i][k] = (uint8_t)(m[i][k] - '0');
+    const uint8_t *keys[] = {(const uint8_t *)k1, (const uint8_t *)k2};
+    const uint8_t *masks[] = {mb[0], mb[1]};
+    size_t lens[] = {strlen(k1), k2 ? strlen(k2) : 0};
+    return filter_fuzzy_row_new(keys, masks, lens, k2 ? 2 : 1);
+}
+
+static void test_fuzzy_row_matches_and_seeks_both_ways(void **state)
+{
+    /* byte 2 must be 'x'; "d" is shorter than the key and matches on its length */
+    KEPT(fuzzy2("??x", "110", NULL, NULL), fuzzy_rows,
+         "a1x/cf:q=1 a3x/cf:q=3 b1x/cf:q=4 b2x/cf:q=5 c9x/cf:q=7 d/cf:q=8");
+    KEPT_REV(fuzzy2("??x", "110", NULL, NULL), fuzzy_rows,
+             "d/cf:q=8 c9x/cf:q=7 b2x/cf:q=5 b1x/cf:q=4 a3x/cf:q=3 a1x/cf:q=1");
+    KEPT(fuzzy2("a??", "011", "??y", "110"), fuzzy_rows,
+         "a1x/cf:q=1 a2y/cf:q=2 a3x/cf:q=3 c1y/cf:q=6 d/cf:q=8");
+    KEPT_REV(fuzzy2("a??", "011", "??y", "110"), fuzzy_rows,
+             "d/cf:q=8 c1y/cf:q=6 a3x/cf:q=3 a2y/cf:q=2 a1x/cf:q=1");
+    KEPT(fuzzy2("b1", "00", NULL, NULL), fuzzy_rows, "b1x/cf:q=4");
+    KEPT(fuzzy2("", "", NULL, NULL), fuzzy_rows,
+         "a1x/cf:q=1 a2y/cf:q=2 a3x/cf:q=3 b1x/cf:q=4 b2x/cf:q=5 c1y/cf:q=6 c9x/cf:q=7 d/cf:q=8");
+}
+
+static void test_fuzzy_row_ends_scan_when_nothing_can_match(void **state)
+{
+    filter *f = fuzzy2("a?", "01", NULL, NULL);
+    assert_int_equal(filter_drive_scan(f, fuzzy_rows, N(fuzzy_rows), out, sizeof(out)), 4);
+    assert_string_equal(out, "a1x/cf:q=1 a2y/cf:q=2 a3x/cf:q=3");
+    assert_true(filter_all_remaining(f));
+    filter_free(f);
+    f = fuzzy2("b?", "01", NULL, NULL);
+    filter_set_reversed(f, true);
+    tcell *rev = rows_reversed(fuzzy_rows, N(fuzzy_rows));
+    filter_drive_scan(f, rev, N(fuzzy_rows), out, sizeof(out));
+    assert_string_equal(out, "b2x/cf:q=5 b1x/cf:q=4");
+    assert_true(filter_all_remaining(f)); /* a3x: nothing below can start with b */
+    filter_free(f);
+    free(rev);
+    st_clear();
+    const uint8_t *k[] = {(const uint8_t *)"ab"}, *m[] = {(const uint8_t *)"\x00\x02"};
+    size_t l[] = {2};
+    assert_null(filter_fuzzy_row_new(k, m, l, 1));
+    assert_non_null(strstr(st_errmsg(), "mask 1 byte 1 is 2"));
+    assert_null(filter_fuzzy_row_new(k, m, l, 0));
+}
+
+static void test_fuzzy_row_seeks_over_non_matching_rows(void **state)
+{
+    enum { R = 200 };
+    static char names[R][16];
+    tcell *rows = numbered_rows("x", R, names);
+    char want[1024] = "";
+    for (int i = 0; i < R; i++) {
+        if (i / 10 % 10 == 5) /* x05?, x15? */
+            snprintf(want + strlen(want), sizeof(want) - strlen(want), "%sx%03d/cf:q=x%03d",
+                     want[0] ? " " : "", i, i);
+    }
+    scan_stats st;
+    filter *f = fuzzy2("x?5?", "0101", NULL, NULL);
+    assert_string_equal(real_scan(f, rows, R, false, 1, &st), want);
+    assert_true(st.moves < 80);
+    assert_true(st.seeks >= 4);
+    filter_free(f);
+    f = fuzzy2("x?5?", "0101", NULL, NULL);
+    assert_string_equal(real_scan(f, rows, R, true, 1, &st),
+                        "x159/cf:q=x159 x158/cf:q=x158 x157/cf:q=x157 x156/cf:q=x156 "
+                        "x155/cf:q=x155 x154/cf:q=x154 x153/cf:q=x153 x152/cf:q=x152 "
+                        "x151/cf:q=x151 x150/cf:q=x150 x059/cf:q=x059 x058/cf:q=x058 "
+                        "x057/cf:q=x057 x056/cf:q=x056 x055/cf:q=x055 x054/cf:q=x054 "
+                        "x053/cf:q=x053 x052/cf:q=x052 x051/cf:q=x051 x050/cf:q=x050");
+    assert_true(st.moves < 80);
+    filter_free(f);
+    free(rows);
+}
+
+/* ---- SKIP and WHILE ---- */
+
+static const tcell skp[] = {
+    {"r1", "cf", "a", 1, "x"}, {"r1", "cf", "b", 1, "x"}, {"r2", "cf", "a", 1, "x"},
+    {"r2", "cf", "b", 1, "y"}, {"r2", "cf", "c", 1, "x"}, {"r3", "cf", "a", 1, "y"},
+};
+
+static void test_skip_drops_rows_with_a_refused_cell(void **state)
+{
+    KEPT(filter_skip_new(cmp_bin(filter_value_new, CMP_EQUAL, "x")), skp, "r1/cf:a=x,r1/cf:b=x");
+    /* SKIP does not ask its filter about row keys: RowFilter under SKIP passes all, and
+     * PrefixFilter none (a new row leaves it refusing, as HBase's) */
+    KEPT(filter_skip_new(cmp_bin(filter_row_new, CMP_EQUAL, "r2")), skp,
+         "r1/cf:a=x,r1/cf:b=x r2/cf:a=x,r2/cf:b=y,r2/cf:c=x r3/cf:a=y");
+    KEPT(filter_skip_new(filter_prefix_new(B("r2"))), skp, "");
+    /* in an OR list, the cells the SKIP child includes stay when another child keeps the
+     * row (HBase's FilterListWithOR) */
+    KEPT(list_of(FILTER_MUST_PASS_ONE, filter_skip_new(cmp_bin(filter_value_new, CMP_EQUAL, "x")),
+                 cmp_bin(filter_qualifier_new, CMP_EQUAL, "b"), NULL),
+         skp, "r1/cf:a=x,r1/cf:b=x r2/cf:a=x,r2/cf:b=y,r2/cf:c=x");
+    KEPT(list_of(FILTER_MUST_PASS_ALL, filter_skip_new(cmp_bin(filter_value_new, CMP_EQUAL, "x")),
+                 filter_prefix_new(B("r2")), NULL),
+         skp, "");
+    /* an older version that fails counts too: the filter sees it (HBase 2) */
+    static const tcell old[] = {{"r", "cf", "a", 2, "x"}, {"r", "cf", "a", 1, "y"}};
+    filter *f = filter_skip_new(cmp_bin(filter_value_new, CMP_EQUAL, "x"));
+    assert_string_equal(real_scan(f, old, N(old), false, 1, NULL), "");
+    filter_free(f);
+    assert_null(filter_skip_new(NULL));
+}
+
+static void test_while_ends_scan_at_first_refusal(void **state)
+{
+    KEPT(filter_while_new(cmp_bin(filter_value_new, CMP_EQUAL, "x")), skp,
+         "r1/cf:a=x,r1/cf:b=x r2/cf:a=x");
+    filter *f = filter_while_new(cmp_bin(filter_value_new, CMP_EQUAL, "x"));
+    assert_int_equal(filter_drive_scan(f, skp, N(skp), out, sizeof(out)), 2);
+    assert_true(filter_all_remaining(f));
+    filter_free(f);
+    KEPT(filter_while_new(cmp_bin(filter_row_new, CMP_LESS, "r2")), skp, "r1/cf:a=x,r1/cf:b=x");
+    KEPT(filter_while_new(filter_single_column_value_new(
+             B("cf"), B("a"), CMP_EQUAL, comparator_new(COMPARATOR_BINARY, B("x")), false, true)),
+         skp, "r1/cf:a=x,r1/cf:b=x r2/cf:a=x,r2/cf:b=y,r2/cf:c=x");
+    /* in an OR list a finished WHILE child is only one opinion: the scan goes on */
+    KEPT(list_of(FILTER_MUST_PASS_ONE, filter_while_new(cmp_bin(filter_value_new, CMP_EQUAL, "x")),
+                 cmp_bin(filter_qualifier_new, CMP_EQUAL, "a"), NULL),
+         skp, "r1/cf:a=x,r1/cf:b=x r2/cf:a=x r3/cf:a=y");
+    KEPT_REV(filter_while_new(cmp_bin(filter_value_new, CMP_EQUAL, "y")), skp, "r3/cf:a=y");
+    /* WHILE asks SKIP's row decision: r2 is dropped, and ends the scan */
+    KEPT(filter_while_new(filter_skip_new(cmp_bin(filter_value_new, CMP_EQUAL, "x"))), skp,
+         "r1/cf:a=x,r1/cf:b=x");
+}
+
+/* ---- lists with seek hints ---- */
+
+static void test_lists_with_hints_keep_the_same_cells(void **state)
+{
+    const filter_row_range fg[] = {RR("f", true, "g", true)};
+    /* OR: RowFilter(= c) refuses a's key (NEXT_ROW), the range seeks to f: the list may
+     * only step to the next row, or c would be lost */
+    KEPT(list_of(FILTER_MUST_PASS_ONE, cmp_bin(filter_row_new, CMP_EQUAL, "c"), mrr(fg, 1), NULL),
+         letters, "c/cf:q=c f/cf:q=f g/cf:q=g");
+    KEPT_REV(
+        list_of(FILTER_MUST_PASS_ONE, cmp_bin(filter_row_new, CMP_EQUAL, "c"), mrr(fg, 1), NULL),
+        letters, "g/cf:q=g f/cf:q=f c/cf:q=c");
+    const filter_row_range bh[] = {RR("b", true, "b", true), RR("h", true, "h", true)};
+    KEPT(list_of(FILTER_MUST_PASS_ONE, mrr(fg, 1), mrr(bh, 2), NULL), letters,
+         "b/cf:q=b f/cf:q=f g/cf:q=g h/cf:q=h");
+    KEPT(list_of(FILTER_MUST_PASS_ALL, mrr(fg, 1), mrr(bh, 2), NULL), letters, "");
+    KEPT(list_of(FILTER_MUST_PASS_ALL, mrr(bh, 2), filter_key_only_new(false), NULL), letters,
+         "b/cf:q= h/cf:q=");
+    /* columns: the union of two ranges, and a range AND a prefix set */
+    KEPT(list_of(FILTER_MUST_PASS_ONE, crange("a", true, "a", true), crange("c", true, "c", true),
+                 NULL),
+         quals, "r1/cf:a=a,r1/cf:c=c,r1/cf2:a=2a,r1/cf2:c=2c r2/cf:c=x");
+    KEPT(list_of(FILTER_MUST_PASS_ALL, crange("b", true, "d", true), mcp("c", "d"), NULL), quals,
+         "r1/cf:c=c,r1/cf:d=d,r1/cf2:c=2c r2/cf:c=x");
+    KEPT(list_of(FILTER_MUST_PASS_ONE, crange("d", true, "d", true),
+                 cmp_bin(filter_value_new, CMP_EQUAL, "b1"), NULL),
+         quals, "r1/cf:b=b1,r1/cf:d=d");
+    KEPT(list_of(FILTER_MUST_PASS_ALL, fuzzy2("??x", "110", NULL, NULL),
+                 filter_column_pagination_new(1, 0), NULL),
+         fuzzy_rows, "a1x/cf:q=1 a3x/cf:q=3 b1x/cf:q=4 b2x/cf:q=5 c9x/cf:q=7 d/cf:q=8");
+}
+
+static void test_list_or_takes_the_nearest_hint(void **state)
+{
+    filter *l = list_of(FILTER_MUST_PASS_ONE, crange("e", true, NULL, false),
+                        crange("c", true, NULL, false), NULL);
+    cell_t c = filter_drive_cell(&quals[1]), h; /* cf:a */
+    filter_reset(l);
+    assert_false(filter_row_key(l, B("r1")));
+    assert_int_equal(filter_cell(l, &c), FILTER_SEEK_HINT);
+    assert_true(filter_next_hint(l, &h));
+    cell_t want = cell_first_on_column(B("r1"), B("cf"), B("c"));
+    assert_int_equal(cell_compare(&h, &want), 0);
+    c = filter_drive_cell(&quals[2]); /* cf:b: before both hints, nobody is asked again */
+    assert_int_equal(filter_cell(l, &c), FILTER_SEEK_HINT);
+    filter_free(l);
+    /* a hint in a later column is further than NEXT_COL */
+    probe *p = probe_new('p', "C");
+    l = list_of(FILTER_MUST_PASS_ONE, crange("c", true, NULL, false), &p->base, NULL);
+    c = filter_drive_cell(&quals[1]);
+    filter_reset(l);
+    assert_int_equal(filter_cell(l, &c), FILTER_NEXT_COL);
+    filter_free(l);
+}
+
+static void test_set_reversed_reaches_children_added_later(void **state)
+{
+    filter *l = filter_list_new(FILTER_MUST_PASS_ALL);
+    filter_set_reversed(l, true);
+    assert_int_equal(filter_list_add(l, filter_while_new(filter_inclusive_stop_new(B("r3")))),
+                     ST_OK);
+    filter_reset(l);
+    assert_false(filter_row_key(l, B("r4"))); /* reversed: rows above the stop pass */
+    filter_reset(l);
+    assert_true(filter_row_key(l, B("r2")));
+    assert_true(filter_all_remaining(l));
+    filter_free(l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -949,6 +1821,31 @@ int main(void)
         cmocka_unit_test(test_list_nested_and_inside_or_with_page),
         cmocka_unit_test(test_list_empty_passes_everything),
         cmocka_unit_test(test_list_add_rejects_non_list_and_frees_child),
+        cmocka_unit_test(test_column_count_get_first_columns_then_scan_ends),
+        cmocka_unit_test(test_column_pagination_counts_columns_across_families),
+        cmocka_unit_test(test_column_pagination_column_offset_seeks),
+        cmocka_unit_test(test_column_range_bounds_and_families),
+        cmocka_unit_test(test_column_range_hints),
+        cmocka_unit_test(test_column_range_seeks_in_wide_row),
+        cmocka_unit_test(test_seek_hint_keeps_family_markers),
+        cmocka_unit_test(test_multiple_column_prefix_any_prefix_and_seeks),
+        cmocka_unit_test(test_first_key_value_matching_qualifiers),
+        cmocka_unit_test(test_dependent_column_keeps_cells_of_its_timestamps),
+        cmocka_unit_test(test_dependent_column_protocol),
+        cmocka_unit_test(test_scv_exclude_removes_tested_column),
+        cmocka_unit_test(test_column_value_only_matching_cells),
+        cmocka_unit_test(test_inclusive_stop_forward_and_reversed),
+        cmocka_unit_test(test_multi_row_range_bounds_merge_and_reversed),
+        cmocka_unit_test(test_multi_row_range_ends_scan_and_refuses_bad_ranges),
+        cmocka_unit_test(test_multi_row_range_seeks_between_ranges),
+        cmocka_unit_test(test_fuzzy_row_matches_and_seeks_both_ways),
+        cmocka_unit_test(test_fuzzy_row_ends_scan_when_nothing_can_match),
+        cmocka_unit_test(test_fuzzy_row_seeks_over_non_matching_rows),
+        cmocka_unit_test(test_skip_drops_rows_with_a_refused_cell),
+        cmocka_unit_test(test_while_ends_scan_at_first_refusal),
+        cmocka_unit_test(test_lists_with_hints_keep_the_same_cells),
+        cmocka_unit_test(test_list_or_takes_the_nearest_hint),
+        cmocka_unit_test(test_set_reversed_reaches_children_added_later),
     };
     return tu_run_group_tests(tests, NULL, NULL);
 }

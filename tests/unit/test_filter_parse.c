@@ -1,8 +1,10 @@
 /*
  * test_filter_parse.c - HBase's filter language: valid strings build filters that behave
- * as expected on sample rows (driven through tests/support/filter_drive.c), AND/OR
- * precedence and parentheses, quote escaping, every comparator and operator, and each
- * kind of error with its message and position.
+ * as expected on sample rows (driven through tests/support/filter_drive.c), every filter
+ * name and argument form, SKIP/WHILE/AND/OR precedence and parentheses, quote escaping,
+ * every comparator and operator, and each kind of error (wrong argument counts and types
+ * for every filter) with its message and position. The filters' own semantics, seeks
+ * and row edits are tested in test_filter.c.
  * Thread-safety: single-threaded.
  */
 #include <stdarg.h>
@@ -205,8 +207,8 @@ static void test_parse_error_unknown_filter_name(void **state)
                  "at position 0", NULL);
     expect_error("PrefixFilter('a') AND prefixfilter('b')", ST_INVALID_ARGUMENT,
                  "unknown filter 'prefixfilter'", "at position 22", NULL);
-    expect_error("ColumnRangeFilter('a', true, 'b', false)", ST_INVALID_ARGUMENT, "unknown filter",
-                 NULL);
+    expect_error("RandomRowFilter(0.5)", ST_INVALID_ARGUMENT, "unknown filter 'RandomRowFilter'",
+                 "ColumnRangeFilter, MultipleColumnPrefixFilter", "FuzzyRowFilter", NULL);
 }
 
 static void test_parse_error_wrong_argument_count(void **state)
@@ -319,12 +321,244 @@ static void test_parse_error_structure(void **state)
     expect_error("PrefixFilter(\"a\")", ST_INVALID_ARGUMENT, "unexpected character '\"'", NULL);
 }
 
-static void test_parse_error_skip_while_unsupported(void **state)
+/* ---- the filters HBase's ParseFilter added after the first ones, and Strata's three ---- */
+
+static void test_parse_column_filters(void **state)
 {
-    expect_error("SKIP ValueFilter(=, 'binary:x')", ST_UNSUPPORTED,
-                 "the SKIP operator is not supported", "at position 0", NULL);
-    expect_error("PrefixFilter('a') AND WHILE RowFilter(=, 'binary:a')", ST_UNSUPPORTED,
-                 "the WHILE operator is not supported", "at position 22", NULL);
+    /* a1 has two columns: the second ends the scan */
+    assert_string_equal(run("ColumnCountGetFilter(1)"), "a1/cf:name=ann");
+    assert_string_equal(run("ColumnCountGetFilter(0)"), "");
+    assert_string_equal(run("ColumnPaginationFilter(1, 1)"),
+                        "a1/cf:st=on b1/cf:st=off u1/cf:st=it's u2/cf2:zip=x");
+    assert_string_equal(run("ColumnPaginationFilter(5, 0) AND PrefixFilter('u1')"),
+                        "u1/cf:name=x,u1/cf:st=it's");
+    assert_string_equal(run("ColumnRangeFilter('n', true, 'st', false)"),
+                        "a1/cf:name=ann b1/cf:name=bob b2/cf:name=x u1/cf:name=x u2/cf:name=y");
+    assert_string_equal(run("ColumnRangeFilter('', false, 'st', TRUE) AND RowFilter(=, "
+                            "'binary:a1')"),
+                        "a1/cf:name=ann,a1/cf:st=on");
+    assert_string_equal(run("ColumnRangeFilter('st', false, '', true)"), "u2/cf2:zip=x");
+    assert_string_equal(run("MultipleColumnPrefixFilter('z', 's')"),
+                        "a1/cf:st=on b1/cf:st=off u1/cf:st=it's,u1/cf:st=on u2/cf2:zip=x");
+    assert_string_equal(run("MultipleColumnPrefixFilter() AND PrefixFilter('b')"),
+                        "b1/cf:name=bob,b1/cf:st=off b2/cf:name=x");
+    assert_string_equal(run("FirstKeyValueMatchingQualifiersFilter('name') AND PrefixFilter('a')"),
+                        "a1/cf:name=ann");
+    assert_string_equal(run("FirstKeyValueMatchingQualifiersFilter('st', 'zip') AND "
+                            "PrefixFilter('u')"),
+                        "u1/cf:name=x,u1/cf:st=it's u2/cf:name=y,u2/cf2:zip=x");
+}
+
+static void test_parse_column_value_and_dependent(void **state)
+{
+    assert_string_equal(run("ColumnValueFilter('cf', 'st', =, 'binary:on')"),
+                        "a1/cf:st=on u1/cf:st=on");
+    assert_string_equal(run("ColumnValueFilter('cf', 'st', !=, 'substring:O')"), "u1/cf:st=it's");
+    /* drop: the column itself is skipped; (filter_drive runs no filter_row_cells) */
+    assert_string_equal(run("DependentColumnFilter('cf', 'st', true) AND PrefixFilter('a')"),
+                        "a1/cf:name=ann");
+    assert_string_equal(run("DependentColumnFilter('cf', 'st') AND PrefixFilter('a')"),
+                        "a1/cf:name=ann,a1/cf:st=on");
+    /* the 5-argument form: u1's st@1 is "on", so only the cells at ts 1 stay */
+    filter *f = NULL;
+    assert_int_equal(filter_parse("DependentColumnFilter('cf', 'st', false, =, 'binary:on')", &f),
+                     ST_OK);
+    cell_t u1[3] = {filter_drive_cell(&rows[5]), filter_drive_cell(&rows[6]),
+                    filter_drive_cell(&rows[7])};
+    filter_reset(f);
+    assert_false(filter_row_key(f, u1[0].row, u1[0].row_len));
+    assert_int_equal(filter_cell(f, &u1[0]), FILTER_INCLUDE);
+    assert_int_equal(filter_cell(f, &u1[1]), FILTER_SKIP);
+    assert_int_equal(filter_cell(f, &u1[2]), FILTER_INCLUDE);
+    assert_int_equal(filter_row_cells(f, u1, 3), 2);
+    assert_int_equal(u1[1].ts, 1);
+    filter_free(f);
+}
+
+static void test_parse_scv_exclude(void **state)
+{
+    assert_string_equal(run("SingleColumnValueExcludeFilter('cf', 'st', =, 'binary:on', true, "
+                            "false)"),
+                        "a1/cf:name=ann,a1/cf:st=on u1/cf:name=x,u1/cf:st=it's,u1/cf:st=on");
+    filter *f = NULL;
+    assert_int_equal(filter_parse("SingleColumnValueExcludeFilter('cf','st',=,'binary:on')", &f),
+                     ST_OK);
+    cell_t a1[2] = {filter_drive_cell(&rows[0]), filter_drive_cell(&rows[1])};
+    filter_reset(f);
+    assert_int_equal(filter_cell(f, &a1[0]), FILTER_INCLUDE);
+    assert_int_equal(filter_cell(f, &a1[1]), FILTER_INCLUDE);
+    assert_int_equal(filter_row_cells(f, a1, 2), 1); /* st leaves the row */
+    assert_false(filter_row(f, a1, 1));
+    filter_free(f);
+}
+
+static void test_parse_row_filters(void **state)
+{
+    assert_string_equal(run("InclusiveStopFilter('b2')"),
+                        "a1/cf:name=ann,a1/cf:st=on b1/cf:name=bob,b1/cf:st=off b2/cf:name=x");
+    assert_string_equal(run("InclusiveStopFilter('b1') AND KeyOnlyFilter()"),
+                        "a1/cf:name=,a1/cf:st= b1/cf:name=,b1/cf:st=");
+    assert_string_equal(run("MultiRowRangeFilter('a', true, 'b1', true, 'u2', true, '', false)"),
+                        "a1/cf:name=ann,a1/cf:st=on b1/cf:name=bob,b1/cf:st=off "
+                        "u2/cf:name=y,u2/cf2:zip=x");
+    assert_string_equal(run("MultiRowRangeFilter('b1', false, 'u1', false) AND "
+                            "FirstKeyOnlyFilter()"),
+                        "b2/cf:name=x");
+    assert_string_equal(run("FuzzyRowFilter('?1', '10') AND FirstKeyOnlyFilter()"),
+                        "a1/cf:name=ann b1/cf:name=bob u1/cf:name=x");
+    assert_string_equal(run("FuzzyRowFilter('b?', '01', 'u2', '00') AND FirstKeyOnlyFilter()"),
+                        "b1/cf:name=bob b2/cf:name=x u2/cf:name=y");
+    /* a quote in a fuzzy key is a byte like any other (here under a wildcard) */
+    assert_string_equal(run("FuzzyRowFilter('''1', '10') AND FirstKeyOnlyFilter()"),
+                        "a1/cf:name=ann b1/cf:name=bob u1/cf:name=x");
+}
+
+static void test_parse_skip_and_while(void **state)
+{
+    assert_string_equal(run("SKIP ValueFilter(!=, 'binary:x')"),
+                        "a1/cf:name=ann,a1/cf:st=on b1/cf:name=bob,b1/cf:st=off");
+    assert_string_equal(run("SKIP(ValueFilter(!=, 'binary:x'))"),
+                        "a1/cf:name=ann,a1/cf:st=on b1/cf:name=bob,b1/cf:st=off");
+    assert_string_equal(run("(SKIP ValueFilter(!=, 'binary:x'))"),
+                        "a1/cf:name=ann,a1/cf:st=on b1/cf:name=bob,b1/cf:st=off");
+    assert_string_equal(run("SKIP SKIP ValueFilter(!=, 'binary:x')"),
+                        "a1/cf:name=ann,a1/cf:st=on b1/cf:name=bob,b1/cf:st=off");
+    assert_string_equal(run("WHILE ValueFilter(!=, 'binary:x')"),
+                        "a1/cf:name=ann,a1/cf:st=on b1/cf:name=bob,b1/cf:st=off");
+    assert_string_equal(run("WHILE RowFilter(<, 'binary:u')"),
+                        "a1/cf:name=ann,a1/cf:st=on b1/cf:name=bob,b1/cf:st=off b2/cf:name=x");
+}
+
+static void test_parse_skip_while_bind_tighter_than_and(void **state)
+{
+    /* (SKIP value) AND qualifier: a1's st passes the value, so SKIP keeps a1 */
+    assert_string_equal(run("SKIP ValueFilter(!=, 'binary:x') AND QualifierFilter(=, "
+                            "'binary:name')"),
+                        "a1/cf:name=ann b1/cf:name=bob");
+    /* SKIP (value AND qualifier): st fails the list, so every row goes */
+    assert_string_equal(run("SKIP (ValueFilter(!=, 'binary:x') AND QualifierFilter(=, "
+                            "'binary:name'))"),
+                        "");
+    /* (WHILE row) AND value: bob is only skipped; WHILE (row AND value): bob ends the scan */
+    assert_string_equal(run("WHILE RowFilter(<, 'binary:u') AND ValueFilter(!=, 'binary:bob')"),
+                        "a1/cf:name=ann,a1/cf:st=on b1/cf:st=off b2/cf:name=x");
+    assert_string_equal(run("WHILE (RowFilter(<, 'binary:u') AND ValueFilter(!=, "
+                            "'binary:bob'))"),
+                        "a1/cf:name=ann,a1/cf:st=on");
+    /* prefix OR ((WHILE row) AND value) */
+    assert_string_equal(run("PrefixFilter('a') OR WHILE RowFilter(<, 'binary:b2') AND "
+                            "ValueFilter(!=, 'binary:bob')"),
+                        "a1/cf:name=ann,a1/cf:st=on b1/cf:st=off");
+    assert_string_equal(run("WHILE SKIP ValueFilter(!=, 'binary:off')"),
+                        "a1/cf:name=ann,a1/cf:st=on");
+}
+
+static void test_parse_error_new_filter_arguments(void **state)
+{
+    static const struct {
+        const char *text;
+        const char *frag1, *frag2;
+    } bad[] = {
+        {"ColumnCountGetFilter()", "ColumnCountGetFilter: got 0, expected 1",
+         "usage: ColumnCountGetFilter(limit)"},
+        {"ColumnCountGetFilter(-1)", "argument 1 of ColumnCountGetFilter must not be negative",
+         "at position 21"},
+        {"ColumnCountGetFilter(2147483648)", "integer out of range (at most 2147483647)", NULL},
+        {"ColumnCountGetFilter('1')", "argument 1 of ColumnCountGetFilter must be an integer",
+         NULL},
+        {"ColumnPaginationFilter(1)", "ColumnPaginationFilter: got 1, expected 2", NULL},
+        {"ColumnPaginationFilter(1, 'q')",
+         "argument 2 of ColumnPaginationFilter must be an integer offset", "no column-offset form"},
+        {"ColumnPaginationFilter(1, -2)",
+         "argument 2 of ColumnPaginationFilter must not be negative", NULL},
+        {"ColumnPaginationFilter(true, 1)",
+         "argument 1 of ColumnPaginationFilter must be an integer", NULL},
+        {"ColumnRangeFilter('a', true, 'b')", "ColumnRangeFilter: got 3, expected 4", NULL},
+        {"ColumnRangeFilter('a', yes, 'b', true)",
+         "argument 2 of ColumnRangeFilter must be true or false", NULL},
+        {"ColumnRangeFilter(a, true, 'b', true)",
+         "argument 1 of ColumnRangeFilter must be a quoted string", NULL},
+        {"ColumnRangeFilter('a', true, 'b', 1)",
+         "argument 4 of ColumnRangeFilter must be true or false", NULL},
+        {"MultipleColumnPrefixFilter('a', 'b', 'a')",
+         "argument 3 of MultipleColumnPrefixFilter repeats a prefix", "at position 37"},
+        {"MultipleColumnPrefixFilter('a', 1)",
+         "argument 2 of MultipleColumnPrefixFilter must be a quoted string", NULL},
+        {"FirstKeyValueMatchingQualifiersFilter(=)",
+         "argument 1 of FirstKeyValueMatchingQualifiersFilter must be a quoted string", NULL},
+        {"DependentColumnFilter('cf')", "DependentColumnFilter: got 1, expected 2, 3 or 5", NULL},
+        {"DependentColumnFilter('cf', 'q', true, =)", "got 4, expected 2, 3 or 5", NULL},
+        {"DependentColumnFilter('cf', 'q', 'x')",
+         "argument 3 of DependentColumnFilter must be true or false", NULL},
+        {"DependentColumnFilter('cf', 'q', true, 'x', 'binary:y')",
+         "argument 4 of DependentColumnFilter must be a compare operator", NULL},
+        {"DependentColumnFilter('cf', 'q', true, =, 'bin:x')", "unknown comparator type 'bin'",
+         NULL},
+        {"DependentColumnFilter('cf', 'q', true, <, 'substring:x')",
+         "DependentColumnFilter: a substring comparator works only with = and !=", NULL},
+        {"ColumnValueFilter('cf', 'q', =)", "ColumnValueFilter: got 3, expected 4", NULL},
+        {"ColumnValueFilter('cf', 'q', 'x', 'binary:y')",
+         "argument 3 of ColumnValueFilter must be a compare operator", NULL},
+        {"ColumnValueFilter('cf', 'q', >, 'regexstring:y')",
+         "a regexstring comparator works only with = and !=", NULL},
+        {"ColumnValueFilter(cf, 'q', =, 'binary:y')",
+         "argument 1 of ColumnValueFilter must be a quoted string", NULL},
+        {"SingleColumnValueExcludeFilter('cf', 'q', =, 'binary:v', true)",
+         "SingleColumnValueExcludeFilter: got 5, expected 4 or 6", NULL},
+        {"SingleColumnValueExcludeFilter('cf', 'q', =, 'binary:v', true, 0)",
+         "argument 6 of SingleColumnValueExcludeFilter must be true or false", NULL},
+        {"InclusiveStopFilter()", "InclusiveStopFilter: got 0, expected 1", NULL},
+        {"InclusiveStopFilter(b)", "argument 1 of InclusiveStopFilter must be a quoted string",
+         NULL},
+        {"MultiRowRangeFilter()", "MultiRowRangeFilter: got 0, expected a multiple of 4", NULL},
+        {"MultiRowRangeFilter('a', true, 'b')", "got 3, expected a multiple of 4", NULL},
+        {"MultiRowRangeFilter('a', true, 'b', true, 'c')", "got 5", NULL},
+        {"MultiRowRangeFilter('a', true, 'b', true, 'd', true, 'c', true)",
+         "range 2 of MultiRowRangeFilter is empty: its start row sorts after its stop row",
+         "at position 42"},
+        {"MultiRowRangeFilter('a', true, 'a', false)", "range 1 of MultiRowRangeFilter is empty",
+         "equal to (exclusive)"},
+        {"MultiRowRangeFilter('a', 1, 'b', true)",
+         "argument 2 of MultiRowRangeFilter must be true or false", NULL},
+        {"FuzzyRowFilter()", "FuzzyRowFilter: got 0, expected pairs of 'key', 'mask'", NULL},
+        {"FuzzyRowFilter('ab')", "FuzzyRowFilter: got 1", NULL},
+        {"FuzzyRowFilter('ab', '0')",
+         "argument 2 of FuzzyRowFilter: the mask must be as long as its key (2 bytes), got 1",
+         "at position 21"},
+        {"FuzzyRowFilter('ab', '00', 'cd', '0x')",
+         "argument 4 of FuzzyRowFilter: a mask holds '0' (fixed byte) and '1' (any byte), got "
+         "byte 0x78 at offset 1",
+         NULL},
+        {"FuzzyRowFilter('ab', 01)", "argument 2 of FuzzyRowFilter must be a quoted string", NULL},
+    };
+    for (size_t i = 0; i < N(bad); i++)
+        expect_error(bad[i].text, ST_INVALID_ARGUMENT, bad[i].frag1, bad[i].frag2, NULL);
+}
+
+static void test_parse_error_skip_while(void **state)
+{
+    expect_error("skip ValueFilter(=, 'binary:x')", ST_INVALID_ARGUMENT,
+                 "operators are upper case: write 'skip' as SKIP", "at position 0", NULL);
+    expect_error("PrefixFilter('a') AND While RowFilter(=, 'binary:a')", ST_INVALID_ARGUMENT,
+                 "write 'While' as WHILE", "at position 22", NULL);
+    expect_error("SKIP", ST_INVALID_ARGUMENT, "expected a filter name or '(', got end of input",
+                 NULL);
+    expect_error("WHILE AND PrefixFilter('a')", ST_INVALID_ARGUMENT,
+                 "expected a filter before 'AND'", "at position 6", NULL);
+    expect_error("PrefixFilter('a') SKIP ValueFilter(=, 'binary:x')", ST_INVALID_ARGUMENT,
+                 "SKIP and WHILE go before the filter they wrap", "at position 18", NULL);
+    expect_error("SKIP SKIP Bad()", ST_INVALID_ARGUMENT, "unknown filter 'Bad'", NULL);
+    char text[700];
+    size_t n = 0;
+    for (int i = 0; i < 100; i++)
+        n += (size_t)snprintf(text + n, sizeof(text) - n, "SKIP ");
+    snprintf(text + n, sizeof(text) - n, "PageFilter(1)");
+    expect_error(text, ST_INVALID_ARGUMENT, "SKIP, WHILE and parentheses nested deeper than 64",
+                 "at position 320", NULL);
+    n = 0;
+    for (int i = 0; i < 40; i++)
+        n += (size_t)snprintf(text + n, sizeof(text) - n, "(WHILE ");
+    expect_error(text, ST_INVALID_ARGUMENT, "nested deeper than 64", NULL);
 }
 
 static void test_parse_error_nesting_too_deep(void **state)
@@ -369,7 +603,14 @@ int main(void)
         cmocka_unit_test(test_parse_error_unterminated_string),
         cmocka_unit_test(test_parse_error_trailing_garbage),
         cmocka_unit_test(test_parse_error_structure),
-        cmocka_unit_test(test_parse_error_skip_while_unsupported),
+        cmocka_unit_test(test_parse_error_skip_while),
+        cmocka_unit_test(test_parse_column_filters),
+        cmocka_unit_test(test_parse_column_value_and_dependent),
+        cmocka_unit_test(test_parse_scv_exclude),
+        cmocka_unit_test(test_parse_row_filters),
+        cmocka_unit_test(test_parse_skip_and_while),
+        cmocka_unit_test(test_parse_skip_while_bind_tighter_than_and),
+        cmocka_unit_test(test_parse_error_new_filter_arguments),
         cmocka_unit_test(test_parse_error_nesting_too_deep),
         cmocka_unit_test(test_parse_error_frees_partial_filters),
     };

@@ -414,6 +414,29 @@ static int cmd_clone_table_schema(shell_session *s, const shell_value *args)
     return rc;
 }
 
+/* show_filters: the filters of the filter language, in the order HBase's shell prints
+ * its 19 (ParseFilter's map), then the three Strata's parser has that HBase's lacks. */
+static int cmd_show_filters(shell_session *s, const shell_value *args)
+{
+    static const char *const names[] = {
+        "DependentColumnFilter",   "KeyOnlyFilter",
+        "ColumnCountGetFilter",    "SingleColumnValueFilter",
+        "PrefixFilter",            "SingleColumnValueExcludeFilter",
+        "FirstKeyOnlyFilter",      "ColumnRangeFilter",
+        "ColumnValueFilter",       "TimestampsFilter",
+        "FamilyFilter",            "QualifierFilter",
+        "ColumnPrefixFilter",      "RowFilter",
+        "MultipleColumnPrefixFilter", "InclusiveStopFilter",
+        "PageFilter",              "ValueFilter",
+        "ColumnPaginationFilter",  "FirstKeyValueMatchingQualifiersFilter",
+        "MultiRowRangeFilter",     "FuzzyRowFilter",
+    };
+    int rc = shell_nargs(args, 0, 0);
+    for (size_t i = 0; rc == ST_OK && i < sizeof(names) / sizeof(names[0]); i++)
+        shell_row1(s, names[i]);
+    return rc;
+}
+
 /* ---- enable_all, disable_all, drop_all ---- */
 
 typedef enum all_op { ALL_ENABLE, ALL_DISABLE, ALL_DROP } all_op;
@@ -869,6 +892,14 @@ const shell_command shell_cmds_ddl[] = {
      "  strata> list 'abc.*'\n"
      "  strata> list 'ns:abc.*'\n"
      "  strata> list 'ns:.*'\n"},
+    {"show_filters", "ddl", cmd_show_filters,
+     "Show all the filters in the filter language (docs/filters.md).\n"
+     "\n"
+     "  strata> show_filters\n"
+     "\n"
+     "  DependentColumnFilter\n"
+     "  KeyOnlyFilter\n"
+     "  ...\n"},
     {"truncate", "dml", cmd_truncate,
      "Disables, drops and recreates the specified table (as one region).\n"
      "  strata> truncate 't1'\n"},

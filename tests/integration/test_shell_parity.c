@@ -27,6 +27,12 @@
  *     server and compact_rs;
  *   - list_liveservers, list_unknownservers, is_in_maintenance_mode, list_enabled_tables,
  *     list_disabled_tables, regioninfo (encoded and full names), close_region;
+ *   - show_filters, and the filters HBase's shell lists that came later (ColumnRangeFilter,
+ *     ColumnPaginationFilter, InclusiveStopFilter, MultipleColumnPrefixFilter,
+ *     SingleColumnValueExcludeFilter, ColumnValueFilter, DependentColumnFilter,
+ *     ColumnCountGetFilter, FirstKeyValueMatchingQualifiersFilter), MultiRowRangeFilter,
+ *     FuzzyRowFilter, SKIP and WHILE, forward and reversed, through region servers that
+ *     seek on their hints;
  *   - commands spanning lines in HBase's syntax (hashes and arrays over several lines,
  *     comments inside, trailing commas), and a syntax error naming its line;
  *   - namespace properties: create_namespace with a dictionary, alter_namespace set and
@@ -647,6 +653,175 @@ static void test_servers_and_states(void **state)
     ssh_expect("count 'st1'\n", "1 row(s)\nTook X seconds\n");
 }
 
+/* ---- the filter language: every filter show_filters lists, on real region servers ---- */
+
+static void test_filters(void **state)
+{
+    (void)state;
+    ssh_result r = ssh_run_dir("show_filters\n");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "DependentColumnFilter\nKeyOnlyFilter\nColumnCountGetFilter\n"));
+    assert_non_null(strstr(r.out, "ColumnPaginationFilter\nFirstKeyValueMatchingQualifiersFilter\n"
+                                  "MultiRowRangeFilter\nFuzzyRowFilter\nTook X seconds\n"));
+    ssh_result_free(&r);
+    ssh_expect(
+        "create 'flt', 'f', 'g'\n"
+        "put 'flt', 'r1', 'f:a', '1', 1\n"
+        "put 'flt', 'r1', 'f:b', '2', 1\n"
+        "put 'flt', 'r1', 'f:c', '3', 1\n"
+        "put 'flt', 'r1', 'g:x', '9', 1\n"
+        "put 'flt', 'r2', 'f:a', '0', 1\n"
+        "put 'flt', 'r2', 'f:b', '2', 1\n"
+        "put 'flt', 'r3', 'f:a', '1', 1\n"
+        "put 'flt', 'r3', 'g:x', '9', 1\n"
+        "put 'flt', 'r4', 'f:c', '3', 1\n"
+        "scan 'flt', {FILTER => \"ColumnRangeFilter('b', true, 'c', false)\"}\n"
+        "scan 'flt', {FILTER => \"ColumnPaginationFilter(1, 1)\"}\n"
+        "scan 'flt', {FILTER => \"InclusiveStopFilter('r2')\"}\n"
+        "scan 'flt', {FILTER => \"MultipleColumnPrefixFilter('a', 'x')\"}\n"
+        "scan 'flt', {FILTER => \"SingleColumnValueExcludeFilter('f', 'a', =, 'binary:1')\"}\n"
+        "scan 'flt', {FILTER => \"ColumnValueFilter('f', 'b', =, 'binary:2')\"}\n"
+        "scan 'flt', {FILTER => \"MultiRowRangeFilter('r1', true, 'r2', false, 'r3', true, 'r4', false)\"}\n"
+        "scan 'flt', {FILTER => \"FuzzyRowFilter('x2', '10')\"}\n"
+        "scan 'flt', {FILTER => \"WHILE RowFilter(<, 'binary:r3')\"}\n"
+        "scan 'flt', {FILTER => \"SKIP ValueFilter(!=, 'binary:0')\"}\n"
+        "scan 'flt', {FILTER => \"DependentColumnFilter('f', 'a', true)\"}\n"
+        "scan 'flt', {FILTER => \"ColumnCountGetFilter(2)\"}\n"
+        "get 'flt', 'r1', {FILTER => \"ColumnCountGetFilter(2)\"}\n"
+        "scan 'flt', {FILTER => \"FirstKeyValueMatchingQualifiersFilter('b')\"}\n"
+        "scan 'flt', {FILTER => \"ColumnRangeFilter('b', true, 'c', false)\", REVERSED => true}\n"
+        "scan 'flt', {FILTER => \"MultiRowRangeFilter('r1', true, 'r2', false, 'r3', true, 'r4', false)\", REVERSED => true}\n",
+        "Created table flt\n"
+        "Took X seconds\n"
+        "Took X seconds\n"
+        "Took X seconds\n"
+        "Took X seconds\n"
+        "Took X seconds\n"
+        "Took X seconds\n"
+        "Took X seconds\n"
+        "Took X seconds\n"
+        "Took X seconds\n"
+        "Took X seconds\n"
+        "ROW  COLUMN+CELL\n"
+        " r1 column=f:b, timestamp=1, value=2\n"
+        " r2 column=f:b, timestamp=1, value=2\n"
+        "2 row(s)\n"
+        "Took X seconds\n"
+        "ROW  COLUMN+CELL\n"
+        " r1 column=f:b, timestamp=1, value=2\n"
+        " r2 column=f:b, timestamp=1, value=2\n"
+        " r3 column=g:x, timestamp=1, value=9\n"
+        "3 row(s)\n"
+        "Took X seconds\n"
+        "ROW  COLUMN+CELL\n"
+        " r1 column=f:a, timestamp=1, value=1\n"
+        " r1 column=f:b, timestamp=1, value=2\n"
+        " r1 column=f:c, timestamp=1, value=3\n"
+        " r1 column=g:x, timestamp=1, value=9\n"
+        " r2 column=f:a, timestamp=1, value=0\n"
+        " r2 column=f:b, timestamp=1, value=2\n"
+        "2 row(s)\n"
+        "Took X seconds\n"
+        "ROW  COLUMN+CELL\n"
+        " r1 column=f:a, timestamp=1, value=1\n"
+        " r1 column=g:x, timestamp=1, value=9\n"
+        " r2 column=f:a, timestamp=1, value=0\n"
+        " r3 column=f:a, timestamp=1, value=1\n"
+        " r3 column=g:x, timestamp=1, value=9\n"
+        "3 row(s)\n"
+        "Took X seconds\n"
+        "ROW  COLUMN+CELL\n"
+        " r1 column=f:b, timestamp=1, value=2\n"
+        " r1 column=f:c, timestamp=1, value=3\n"
+        " r1 column=g:x, timestamp=1, value=9\n"
+        " r3 column=g:x, timestamp=1, value=9\n"
+        " r4 column=f:c, timestamp=1, value=3\n"
+        "3 row(s)\n"
+        "Took X seconds\n"
+        "ROW  COLUMN+CELL\n"
+        " r1 column=f:b, timestamp=1, value=2\n"
+        " r2 column=f:b, timestamp=1, value=2\n"
+        "2 row(s)\n"
+        "Took X seconds\n"
+        "ROW  COLUMN+CELL\n"
+        " r1 column=f:a, timestamp=1, value=1\n"
+        " r1 column=f:b, timestamp=1, value=2\n"
+        " r1 column=f:c, timestamp=1, value=3\n"
+        " r1 column=g:x, timestamp=1, value=9\n"
+        " r3 column=f:a, timestamp=1, value=1\n"
+        " r3 column=g:x, timestamp=1, value=9\n"
+        "2 row(s)\n"
+        "Took X seconds\n"
+        "ROW  COLUMN+CELL\n"
+        " r2 column=f:a, timestamp=1, value=0\n"
+        " r2 column=f:b, timestamp=1, value=2\n"
+        "1 row(s)\n"
+        "Took X seconds\n"
+        "ROW  COLUMN+CELL\n"
+        " r1 column=f:a, timestamp=1, value=1\n"
+        " r1 column=f:b, timestamp=1, value=2\n"
+        " r1 column=f:c, timestamp=1, value=3\n"
+        " r1 column=g:x, timestamp=1, value=9\n"
+        " r2 column=f:a, timestamp=1, value=0\n"
+        " r2 column=f:b, timestamp=1, value=2\n"
+        "2 row(s)\n"
+        "Took X seconds\n"
+        "ROW  COLUMN+CELL\n"
+        " r1 column=f:a, timestamp=1, value=1\n"
+        " r1 column=f:b, timestamp=1, value=2\n"
+        " r1 column=f:c, timestamp=1, value=3\n"
+        " r1 column=g:x, timestamp=1, value=9\n"
+        " r3 column=f:a, timestamp=1, value=1\n"
+        " r3 column=g:x, timestamp=1, value=9\n"
+        " r4 column=f:c, timestamp=1, value=3\n"
+        "3 row(s)\n"
+        "Took X seconds\n"
+        "ROW  COLUMN+CELL\n"
+        " r1 column=f:b, timestamp=1, value=2\n"
+        " r1 column=f:c, timestamp=1, value=3\n"
+        " r1 column=g:x, timestamp=1, value=9\n"
+        " r2 column=f:b, timestamp=1, value=2\n"
+        " r3 column=g:x, timestamp=1, value=9\n"
+        "3 row(s)\n"
+        "Took X seconds\n"
+        "ROW  COLUMN+CELL\n"
+        " r1 column=f:a, timestamp=1, value=1\n"
+        " r1 column=f:b, timestamp=1, value=2\n"
+        "1 row(s)\n"
+        "Took X seconds\n"
+        "COLUMN  CELL\n"
+        " f:a timestamp=1, value=1\n"
+        " f:b timestamp=1, value=2\n"
+        "1 row(s)\n"
+        "Took X seconds\n"
+        "ROW  COLUMN+CELL\n"
+        " r1 column=f:a, timestamp=1, value=1\n"
+        " r1 column=f:b, timestamp=1, value=2\n"
+        " r2 column=f:a, timestamp=1, value=0\n"
+        " r2 column=f:b, timestamp=1, value=2\n"
+        " r3 column=f:a, timestamp=1, value=1\n"
+        " r3 column=g:x, timestamp=1, value=9\n"
+        " r4 column=f:c, timestamp=1, value=3\n"
+        "4 row(s)\n"
+        "Took X seconds\n"
+        "ROW  COLUMN+CELL\n"
+        " r2 column=f:b, timestamp=1, value=2\n"
+        " r1 column=f:b, timestamp=1, value=2\n"
+        "2 row(s)\n"
+        "Took X seconds\n"
+        "ROW  COLUMN+CELL\n"
+        " r3 column=f:a, timestamp=1, value=1\n"
+        " r3 column=g:x, timestamp=1, value=9\n"
+        " r1 column=f:a, timestamp=1, value=1\n"
+        " r1 column=f:b, timestamp=1, value=2\n"
+        " r1 column=f:c, timestamp=1, value=3\n"
+        " r1 column=g:x, timestamp=1, value=9\n"
+        "2 row(s)\n"
+        "Took X seconds\n");
+    ssh_expect_fail("scan 'flt', {FILTER => \"ColumnRangeFilter('b', true)\"}\n",
+                    "ColumnRangeFilter");
+}
+
 /* ---- scripts in HBase's syntax ---- */
 
 static void test_multiline_script(void **state)
@@ -861,6 +1036,7 @@ int main(void)
         cmocka_unit_test(test_all_tables_commands),
         cmocka_unit_test(test_clone_rit_server_tools),
         cmocka_unit_test(test_servers_and_states),
+        cmocka_unit_test(test_filters),
         cmocka_unit_test(test_multiline_script),
         cmocka_unit_test(test_hbase_maintenance_script),
         cmocka_unit_test(test_syntax_error_names_line),

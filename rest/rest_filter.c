@@ -6,12 +6,14 @@
  *
  * Mapped: RowFilter, FamilyFilter, QualifierFilter, ValueFilter (Binary,
  * BinaryPrefix, Substring and RegexString comparators), PrefixFilter, ColumnPrefixFilter,
- * SingleColumnValueFilter, PageFilter, FirstKeyOnlyFilter, KeyOnlyFilter,
- * TimestampsFilter, FilterList, and by equivalent expressions ColumnRangeFilter
+ * SingleColumnValueFilter, SingleColumnValueExcludeFilter, PageFilter, FirstKeyOnlyFilter,
+ * KeyOnlyFilter, TimestampsFilter, ColumnCountGetFilter, ColumnPaginationFilter (limit and
+ * offset), DependentColumnFilter, SkipFilter (SKIP), WhileMatchFilter (WHILE),
+ * FuzzyRowFilter, FilterList, and by equivalent expressions ColumnRangeFilter
  * (QualifierFilter bounds), MultipleColumnPrefixFilter (ColumnPrefixFilters OR'ed),
  * MultiRowRangeFilter (RowFilter ranges OR'ed) and InclusiveStopFilter (a RowFilter bound).
- * The other filters and comparators (BitComparator, NullComparator, ColumnCountGetFilter,
- * ...) are refused as unsupported, naming them.
+ * The other filters and comparators (RandomRowFilter, BitComparator, NullComparator, ...)
+ * are refused as unsupported, naming them.
  * Thread-safety: reentrant.
  */
 #include <stdio.h>
@@ -229,6 +231,115 @@ static int join(const json_value *list, const char *type, const char *glue, bool
     return rc;
 }
 
+/* <type>(n[, m]) from the integer members a (and b); both >= 0. */
+static int limit_filter(const json_value *f, const char *type, const char *a, const char *bn,
+                        buf_t *b)
+{
+    int64_t x = 0, y = 0;
+    if (!json_value_int64(json_value_member(f, a), &x) || x < 0)
+        return st_error(ST_INVALID_ARGUMENT, "%s needs \"%s\", an integer >= 0", type, a);
+    if (bn && (!json_value_int64(json_value_member(f, bn), &y) || y < 0))
+        return st_error(ST_INVALID_ARGUMENT, "%s needs \"%s\", an integer >= 0", type, bn);
+    char text[128];
+    if (bn)
+        snprintf(text, sizeof(text), "%s(%lld, %lld)", type, (long long)x, (long long)y);
+    else
+        snprintf(text, sizeof(text), "%s(%lld)", type, (long long)x);
+    return put(b, text);
+}
+
+/* DependentColumnFilter('family', 'qualifier', drop[, op, 'comparator']). */
+static int dependent_column(const json_value *f, const char *type, buf_t *b)
+{
+    buf_t fam = {0}, qual = {0};
+    bool drop = false;
+    const char *op = NULL;
+    int rc = b64_member(f, type, "family", &fam);
+    const json_value *m = json_value_member(f, "qualifier");
+    if (rc == ST_OK && m && m->type != JSON_NULL)
+        rc = b64_member(f, type, "qualifier", &qual);
+    m = json_value_member(f, "dropDependentColumn");
+    if (rc == ST_OK && m && m->type != JSON_NULL && !json_value_bool(m, &drop))
+        rc = st_error(ST_INVALID_ARGUMENT, "%s: dropDependentColumn must be true or false", type);
+    bool compare = json_value_member(f, "comparator") != NULL;
+    if (rc == ST_OK && compare)
+        rc = compare_op(f, type, &op);
+    if (rc == ST_OK)
+        rc = put(b, "DependentColumnFilter(");
+    if (rc == ST_OK)
+        rc = quoted(b, fam.data, fam.len, type);
+    if (rc == ST_OK)
+        rc = put(b, ", ");
+    if (rc == ST_OK)
+        rc = quoted(b, qual.data, qual.len, type);
+    if (rc == ST_OK)
+        rc = put(b, drop ? ", true" : ", false");
+    if (rc == ST_OK && compare) {
+        rc = put(b, ", ");
+        if (rc == ST_OK)
+            rc = put(b, op);
+        if (rc == ST_OK)
+            rc = put(b, ", ");
+        if (rc == ST_OK)
+            rc = comparator(f, type, b);
+    }
+    if (rc == ST_OK)
+        rc = put(b, ")");
+    buf_free(&fam);
+    buf_free(&qual);
+    return rc;
+}
+
+/* FuzzyRowFilter('key', 'mask', ...) from "fuzzyKeys": [{"key": b64, "value": b64}, ...],
+ * HBase's mask bytes (0 fixed, 1 any) written as the characters '0' and '1'; a key byte
+ * under a 1 does not matter and is written as '?', so only fixed bytes must not be 0. */
+static int fuzzy_row(const json_value *f, const char *type, buf_t *b)
+{
+    const json_value *keys = json_value_member(f, "fuzzyKeys");
+    if (!keys || keys->type != JSON_ARRAY || keys->n == 0)
+        return st_error(ST_INVALID_ARGUMENT, "%s needs a non-empty \"fuzzyKeys\" array", type);
+    int rc = put(b, "FuzzyRowFilter(");
+    buf_t k = {0}, m = {0};
+    for (size_t i = 0; rc == ST_OK && i < keys->n; i++) {
+        buf_reset(&k);
+        buf_reset(&m);
+        const json_value *p = keys->items[i];
+        rc = p && p->type == JSON_OBJECT
+                 ? ST_OK
+                 : st_error(ST_INVALID_ARGUMENT, "%s: fuzzy key %zu is not an object", type, i);
+        if (rc == ST_OK)
+            rc = b64_member(p, type, "key", &k);
+        if (rc == ST_OK)
+            rc = b64_member(p, type, "value", &m);
+        if (rc == ST_OK && k.len != m.len)
+            rc = st_error(ST_INVALID_ARGUMENT,
+                          "%s: fuzzy key %zu has %zu bytes and a mask of %zu", type, i, k.len,
+                          m.len);
+        for (size_t j = 0; rc == ST_OK && j < m.len; j++) {
+            if (m.data[j] > 1)
+                rc = st_error(ST_INVALID_ARGUMENT,
+                              "%s: fuzzy key %zu: mask byte %zu is %u, not 0 or 1", type, i, j,
+                              m.data[j]);
+            else if (m.data[j] == 1)
+                k.data[j] = '?';
+            m.data[j] = (uint8_t)('0' + m.data[j]);
+        }
+        if (rc == ST_OK && i)
+            rc = put(b, ", ");
+        if (rc == ST_OK)
+            rc = quoted(b, k.data, k.len, type);
+        if (rc == ST_OK)
+            rc = put(b, ", ");
+        if (rc == ST_OK)
+            rc = quoted(b, m.data, m.len, type);
+    }
+    if (rc == ST_OK)
+        rc = put(b, ")");
+    buf_free(&k);
+    buf_free(&m);
+    return rc;
+}
+
 static int build(const json_value *f, bool reversed, int depth, buf_t *b, bool *empty)
 {
     *empty = false;
@@ -317,7 +428,8 @@ static int build(const json_value *f, bool reversed, int depth, buf_t *b, bool *
         }
         if (rc == ST_OK)
             rc = put(b, ")");
-    } else if (strcmp(type, "SingleColumnValueFilter") == 0) {
+    } else if (strcmp(type, "SingleColumnValueFilter") == 0 ||
+               strcmp(type, "SingleColumnValueExcludeFilter") == 0) {
         buf_t q = {0};
         rc = b64_member(f, type, "family", &v);
         const json_value *jq = json_value_member(f, "qualifier");
@@ -333,7 +445,9 @@ static int build(const json_value *f, bool reversed, int depth, buf_t *b, bool *
         if (rc == ST_OK && m && m->type != JSON_NULL && !json_value_bool(m, &latest))
             rc = st_error(ST_INVALID_ARGUMENT, "%s: latestVersion must be true or false", type);
         if (rc == ST_OK)
-            rc = put(b, "SingleColumnValueFilter(");
+            rc = put(b, type);
+        if (rc == ST_OK)
+            rc = put(b, "(");
         if (rc == ST_OK)
             rc = quoted(b, v.data, v.len, type);
         if (rc == ST_OK)
@@ -410,11 +524,41 @@ static int build(const json_value *f, bool reversed, int depth, buf_t *b, bool *
             buf_reset(b);
             *empty = true;
         }
+    } else if (strcmp(type, "ColumnCountGetFilter") == 0) {
+        rc = limit_filter(f, type, "limit", NULL, b);
+    } else if (strcmp(type, "ColumnPaginationFilter") == 0) {
+        const json_value *co = json_value_member(f, "value");
+        if (co && co->type != JSON_NULL)
+            rc = st_error(ST_UNSUPPORTED, "%s: a column offset (\"value\") is not supported by "
+                                          "Strata; give \"offset\"",
+                          type);
+        else
+            rc = limit_filter(f, type, "limit", "offset", b);
+    } else if (strcmp(type, "DependentColumnFilter") == 0) {
+        rc = dependent_column(f, type, b);
+    } else if (strcmp(type, "SkipFilter") == 0 || strcmp(type, "WhileMatchFilter") == 0) {
+        const json_value *list = json_value_member(f, "filters");
+        if (!list || list->type != JSON_ARRAY || list->n != 1)
+            rc = st_error(ST_INVALID_ARGUMENT, "%s needs a \"filters\" array of one filter",
+                          type);
+        buf_t sub = {0};
+        bool sub_empty = false;
+        if (rc == ST_OK)
+            rc = build(list->items[0], reversed, depth + 1, &sub, &sub_empty);
+        /* SKIP or WHILE of a filter that passes everything passes everything */
+        if (rc == ST_OK && sub_empty)
+            *empty = true;
+        if (rc == ST_OK && !sub_empty)
+            rc = put(b, type[0] == 'S' ? "SKIP (" : "WHILE (");
+        if (rc == ST_OK && !sub_empty && buf_append(b, sub.data, sub.len) != ST_OK)
+            rc = st_error(ST_NOMEM, "out of memory writing a filter");
+        if (rc == ST_OK && !sub_empty)
+            rc = put(b, ")");
+        buf_free(&sub);
+    } else if (strcmp(type, "FuzzyRowFilter") == 0) {
+        rc = fuzzy_row(f, type, b);
     } else {
-        static const char *const unsupported[] = {
-            "ColumnCountGetFilter", "ColumnPaginationFilter", "DependentColumnFilter",
-            "RandomRowFilter", "SingleColumnValueExcludeFilter", "SkipFilter", "WhileMatchFilter",
-            "FuzzyRowFilter", NULL};
+        static const char *const unsupported[] = {"RandomRowFilter", NULL};
         for (size_t i = 0; unsupported[i]; i++)
             if (strcmp(type, unsupported[i]) == 0)
                 rc = st_error(ST_UNSUPPORTED, "the %s is not supported by Strata yet", type);

@@ -6,9 +6,10 @@
  * the equivalent expressions (ColumnRangeFilter, MultipleColumnPrefixFilter,
  * MultiRowRangeFilter, InclusiveStopFilter forwards and reversed), FilterList nesting,
  * filters that pass everything (an empty FilterList, an unbounded MultiRowRangeFilter)
- * giving NULL, quotes doubled and zero bytes refused, unsupported filters and comparators
- * refused naming them (ST_UNSUPPORTED), and unknown types and malformed fields
- * (ST_INVALID_ARGUMENT).
+ * giving NULL, quotes doubled and zero bytes refused, ColumnCountGetFilter,
+ * ColumnPaginationFilter, SingleColumnValueExcludeFilter, DependentColumnFilter, SkipFilter,
+ * WhileMatchFilter and FuzzyRowFilter, unsupported filters and comparators refused naming
+ * them (ST_UNSUPPORTED), and unknown types and malformed fields (ST_INVALID_ARGUMENT).
  * Thread-safety: single-threaded.
  */
 #include <stdarg.h>
@@ -402,14 +403,7 @@ static void test_quotes_doubled_zero_refused(void **state)
 static void test_unsupported_filters_and_comparators(void **state)
 {
     static const char *const types[] = {
-        "ColumnCountGetFilter",
-        "FuzzyRowFilter",
-        "SkipFilter",
-        "WhileMatchFilter",
-        "ColumnPaginationFilter",
-        "DependentColumnFilter",
         "RandomRowFilter",
-        "SingleColumnValueExcludeFilter",
     };
     for (size_t i = 0; i < N(types); i++) {
         char json[128];
@@ -426,8 +420,60 @@ static void test_unsupported_filters_and_comparators(void **state)
                  ST_UNSUPPORTED, "NO_OP");
     /* inside a list too */
     expect_error("{'type':'FilterList','op':'MUST_PASS_ALL','filters':[{'type':'PrefixFilter',"
-                 "'value':'YQ=='},{'type':'SkipFilter','filters':[]}]}",
-                 ST_UNSUPPORTED, "SkipFilter");
+                 "'value':'YQ=='},{'type':'RandomRowFilter','chance':0.5}]}",
+                 ST_UNSUPPORTED, "RandomRowFilter");
+    expect_error("{'type':'ColumnPaginationFilter','limit':1,'value':'YQ=='}", ST_UNSUPPORTED,
+                 "a column offset");
+}
+
+/* ---- the filters the language gained: counts, pages, dependent columns, SKIP, WHILE,
+ * fuzzy rows ---- */
+
+static void test_more_filters(void **state)
+{
+    expect_filter("{'type':'ColumnCountGetFilter','limit':1}", false, "ColumnCountGetFilter(1)",
+                  NULL);
+    expect_filter("{'type':'ColumnPaginationFilter','limit':1,'offset':1}", false,
+                  "ColumnPaginationFilter(1, 1)", NULL);
+    expect_filter("{'type':'SingleColumnValueExcludeFilter','family':'Y2Y=','qualifier':"
+                  "'bmFtZQ==','op':'EQUAL','comparator':{'type':'BinaryComparator','value':"
+                  "'eA=='}}",
+                  false,
+                  "SingleColumnValueExcludeFilter('cf', 'name', =, 'binary:x', false, true)",
+                  NULL);
+    expect_filter("{'type':'DependentColumnFilter','family':'Y2Y=','qualifier':'c3Q=',"
+                  "'dropDependentColumn':true}",
+                  false, "DependentColumnFilter('cf', 'st', true)", NULL);
+    expect_filter("{'type':'DependentColumnFilter','family':'Y2Y=','qualifier':'c3Q=','op':"
+                  "'EQUAL','comparator':{'type':'BinaryComparator','value':'b24='}}",
+                  false, "DependentColumnFilter('cf', 'st', false, =, 'binary:on')", NULL);
+    /* SKIP: rows with no cell equal to x; WHILE: until the first row not before b */
+    expect_filter("{'type':'SkipFilter','filters':[{'type':'ValueFilter','op':'NOT_EQUAL',"
+                  "'comparator':{'type':'BinaryComparator','value':'eA=='}}]}",
+                  false, "SKIP (ValueFilter(!=, 'binary:x'))",
+                  "a1/cf:name=ann,a1/cf:st=on b1/cf:name=bob,b1/cf:st=off");
+    expect_filter("{'type':'WhileMatchFilter','filters':[{'type':'RowFilter','op':'LESS',"
+                  "'comparator':{'type':'BinaryComparator','value':'Yg=='}}]}",
+                  false, "WHILE (RowFilter(<, 'binary:b'))", "a1/cf:name=ann,a1/cf:st=on");
+    expect_none("{'type':'SkipFilter','filters':[{'type':'FilterList','op':'MUST_PASS_ALL',"
+                "'filters':[]}]}");
+    /* fuzzy keys: mask bytes 0 (fixed) and 1 (any); a byte under a 1 is written as '?' */
+    expect_filter("{'type':'FuzzyRowFilter','fuzzyKeys':[{'key':'eDE=','value':'AQA='},{'key':"
+                  "'dTI=','value':'AAA='}]}",
+                  false, "FuzzyRowFilter('?1', '10', 'u2', '00')", NULL);
+    expect_filter("{'type':'FuzzyRowFilter','fuzzyKeys':[{'key':'AGI=','value':'AQA='}]}", false,
+                  "FuzzyRowFilter('?b', '10')", NULL); /* a zero byte under a 1 is fine */
+    expect_error("{'type':'FuzzyRowFilter','fuzzyKeys':[{'key':'eDE=','value':'AgA='}]}",
+                 ST_INVALID_ARGUMENT, "mask byte 0 is 2, not 0 or 1");
+    expect_error("{'type':'FuzzyRowFilter','fuzzyKeys':[{'key':'eDE=','value':'AQ=='}]}",
+                 ST_INVALID_ARGUMENT, "has 2 bytes and a mask of 1");
+    expect_error("{'type':'FuzzyRowFilter','fuzzyKeys':[]}", ST_INVALID_ARGUMENT,
+                 "non-empty \"fuzzyKeys\"");
+    expect_error("{'type':'SkipFilter','filters':[]}", ST_INVALID_ARGUMENT,
+                 "array of one filter");
+    expect_error("{'type':'ColumnCountGetFilter','limit':-1}", ST_INVALID_ARGUMENT,
+                 "an integer >= 0");
+    expect_error("{'type':'ColumnPaginationFilter','limit':1}", ST_INVALID_ARGUMENT, "offset");
 }
 
 static void test_malformed_filters_refused(void **state)
@@ -541,6 +587,7 @@ int main(void)
         cmocka_unit_test(test_filter_lists_passing_everything),
         cmocka_unit_test(test_quotes_doubled_zero_refused),
         cmocka_unit_test(test_unsupported_filters_and_comparators),
+        cmocka_unit_test(test_more_filters),
         cmocka_unit_test(test_malformed_filters_refused),
         cmocka_unit_test(test_nesting_limit),
     };

@@ -19,7 +19,7 @@
 #include "client/admin_internal.h"
 #include "common/status.h"
 
-#define N_FAMILY_ATTRS 7
+#define N_FAMILY_ATTRS 10
 #define N_TABLE_ATTRS 4
 
 struct strata_family_descriptor {
@@ -47,7 +47,10 @@ static const int64_t FAMILY_DEFAULT[N_FAMILY_ATTRS] = {
     [STRATA_FAMILY_BLOOMFILTER] = STRATA_BLOOM_ROW,
     [STRATA_FAMILY_COMPRESSION] = STRATA_COMPRESSION_NONE,
     [STRATA_FAMILY_BLOCKSIZE] = 65536,
-    [STRATA_FAMILY_KEEP_DELETED_CELLS] = 0,
+    [STRATA_FAMILY_KEEP_DELETED_CELLS] = STRATA_KEEP_DELETED_FALSE,
+    [STRATA_FAMILY_DATA_BLOCK_ENCODING] = STRATA_BLOCK_ENCODING_PREFIX,
+    [STRATA_FAMILY_IN_MEMORY] = 0,
+    [STRATA_FAMILY_BLOCKCACHE] = 1,
 };
 
 static const char *const FAMILY_ATTR_NAME[N_FAMILY_ATTRS] = {
@@ -58,6 +61,9 @@ static const char *const FAMILY_ATTR_NAME[N_FAMILY_ATTRS] = {
     [STRATA_FAMILY_COMPRESSION] = "COMPRESSION",
     [STRATA_FAMILY_BLOCKSIZE] = "BLOCKSIZE",
     [STRATA_FAMILY_KEEP_DELETED_CELLS] = "KEEP_DELETED_CELLS",
+    [STRATA_FAMILY_DATA_BLOCK_ENCODING] = "DATA_BLOCK_ENCODING",
+    [STRATA_FAMILY_IN_MEMORY] = "IN_MEMORY",
+    [STRATA_FAMILY_BLOCKCACHE] = "BLOCKCACHE",
 };
 
 static const char *const TABLE_ATTR_NAME[N_TABLE_ATTRS] = {
@@ -376,6 +382,8 @@ static void family_range(strata_family_attr a, int64_t *min, int64_t *max)
         *min = INT64_MIN;
         *max = INT64_MAX;
     } else if (a == STRATA_FAMILY_KEEP_DELETED_CELLS) {
+        *max = STRATA_KEEP_DELETED_TTL;
+    } else if (a == STRATA_FAMILY_IN_MEMORY || a == STRATA_FAMILY_BLOCKCACHE) {
         *max = 1;
     }
 }
@@ -408,6 +416,14 @@ static int family_to_proto(const strata_family_descriptor_t *f, const char *tabl
     p->block_size = (uint32_t)v[STRATA_FAMILY_BLOCKSIZE];
     p->has_keep_deleted_cells = f->set[STRATA_FAMILY_KEEP_DELETED_CELLS];
     p->keep_deleted_cells = v[STRATA_FAMILY_KEEP_DELETED_CELLS] != 0;
+    p->has_keep_deleted_mode = f->set[STRATA_FAMILY_KEEP_DELETED_CELLS];
+    p->keep_deleted_mode = (uint32_t)v[STRATA_FAMILY_KEEP_DELETED_CELLS];
+    p->has_data_block_encoding = f->set[STRATA_FAMILY_DATA_BLOCK_ENCODING];
+    p->data_block_encoding = (uint32_t)v[STRATA_FAMILY_DATA_BLOCK_ENCODING];
+    p->has_in_memory = f->set[STRATA_FAMILY_IN_MEMORY];
+    p->in_memory = v[STRATA_FAMILY_IN_MEMORY] != 0;
+    p->has_block_cache = f->set[STRATA_FAMILY_BLOCKCACHE];
+    p->block_cache = v[STRATA_FAMILY_BLOCKCACHE] != 0;
     return ST_OK;
 }
 
@@ -511,8 +527,16 @@ static void family_from_proto(const Strata__Admin__ColumnFamilySchema *p,
         strata_family_descriptor_set(f, STRATA_FAMILY_COMPRESSION, p->compression);
     if (p->has_block_size)
         strata_family_descriptor_set(f, STRATA_FAMILY_BLOCKSIZE, p->block_size);
-    if (p->has_keep_deleted_cells)
+    if (p->has_keep_deleted_mode)
+        strata_family_descriptor_set(f, STRATA_FAMILY_KEEP_DELETED_CELLS, p->keep_deleted_mode);
+    else if (p->has_keep_deleted_cells)
         strata_family_descriptor_set(f, STRATA_FAMILY_KEEP_DELETED_CELLS, p->keep_deleted_cells);
+    if (p->has_data_block_encoding)
+        strata_family_descriptor_set(f, STRATA_FAMILY_DATA_BLOCK_ENCODING, p->data_block_encoding);
+    if (p->has_in_memory)
+        strata_family_descriptor_set(f, STRATA_FAMILY_IN_MEMORY, p->in_memory);
+    if (p->has_block_cache)
+        strata_family_descriptor_set(f, STRATA_FAMILY_BLOCKCACHE, p->block_cache);
 }
 
 int admin_descriptor_from_schema(const Strata__Admin__TableSchema *s,

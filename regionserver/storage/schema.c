@@ -34,7 +34,10 @@ void family_schema_init(family_schema *f, const char *name)
     f->bloom = BLOOM_ROW;
     f->compression = COMPRESSION_NONE;
     f->block_size = 65536;
-    f->keep_deleted_cells = false;
+    f->keep_deleted_cells = KEEP_DELETED_FALSE;
+    f->encoding = BLOCK_ENCODING_PREFIX;
+    f->in_memory = false;
+    f->block_cache = true;
 }
 
 void table_schema_init(table_schema *t, const char *name)
@@ -89,9 +92,17 @@ static int validate_family_values(const char *table, const family_schema *f)
     if (f->bloom != BLOOM_NONE && f->bloom != BLOOM_ROW && f->bloom != BLOOM_ROWCOL)
         return st_error(ST_INVALID_ARGUMENT, "table '%s' family '%s': unknown BLOOMFILTER %d",
                         table, fam, (int)f->bloom);
-    if (f->compression != COMPRESSION_NONE && f->compression != COMPRESSION_ZSTD)
+    if ((unsigned)f->compression > COMPRESSION_LAST)
         return st_error(ST_INVALID_ARGUMENT, "table '%s' family '%s': unknown COMPRESSION %d",
                         table, fam, (int)f->compression);
+    if ((unsigned)f->encoding > BLOCK_ENCODING_ROW_INDEX_V1)
+        return st_error(ST_INVALID_ARGUMENT,
+                        "table '%s' family '%s': unknown DATA_BLOCK_ENCODING %d", table, fam,
+                        (int)f->encoding);
+    if ((unsigned)f->keep_deleted_cells > KEEP_DELETED_TTL)
+        return st_error(ST_INVALID_ARGUMENT,
+                        "table '%s' family '%s': unknown KEEP_DELETED_CELLS %d", table, fam,
+                        (int)f->keep_deleted_cells);
     return ST_OK;
 }
 

@@ -2,7 +2,9 @@
  * schema.h - table and column-family descriptors as the engine sees them.
  *
  * Defaults follow HBase (DESIGN.md §1): VERSIONS 1, MIN_VERSIONS 0, TTL forever,
- * BLOOMFILTER ROW, COMPRESSION NONE, BLOCKSIZE 65536, KEEP_DELETED_CELLS false;
+ * BLOOMFILTER ROW, COMPRESSION NONE, BLOCKSIZE 65536, KEEP_DELETED_CELLS FALSE,
+ * IN_MEMORY false, BLOCKCACHE true; DATA_BLOCK_ENCODING defaults to PREFIX (HBase: NONE),
+ * Strata's faster block form (docs/formats/storefile.md);
  * table DURABILITY SYNC_WAL, MEMSTORE_FLUSHSIZE 128 MiB, MAX_FILESIZE not set (0: the
  * region server's regionserver.max.filesize, 10 GiB by default; split_policy.h).
  *
@@ -36,6 +38,22 @@
 #define SCHEMA_SPLIT_POLICY "SPLIT_POLICY"                   /* a split policy's class name */
 #define SCHEMA_NORMALIZATION_ENABLED "NORMALIZATION_ENABLED" /* "true" or "false" */
 
+/* KEEP_DELETED_CELLS (HBase's KeepDeletedCells). */
+typedef enum keep_deleted_mode {
+    KEEP_DELETED_FALSE = 0, /* deleted cells and markers go at major compaction */
+    KEEP_DELETED_TRUE = 1,  /* kept for time-range reads until VERSIONS/TTL remove them */
+    KEEP_DELETED_TTL = 2,   /* as TRUE while the marker is younger than TTL, then FALSE */
+} keep_deleted_mode;
+
+/* DATA_BLOCK_ENCODING names; NONE and ROW_INDEX_V1 write block type 1, the others type 2. */
+typedef enum block_encoding {
+    BLOCK_ENCODING_NONE = 0,
+    BLOCK_ENCODING_PREFIX = 1,
+    BLOCK_ENCODING_DIFF = 2,
+    BLOCK_ENCODING_FAST_DIFF = 3,
+    BLOCK_ENCODING_ROW_INDEX_V1 = 4,
+} block_encoding;
+
 typedef struct family_schema {
     char name[CELL_MAX_FAMILY_LEN + 1]; /* printable, [A-Za-z0-9_-] */
     int versions;                       /* VERSIONS */
@@ -44,7 +62,10 @@ typedef struct family_schema {
     bloom_type bloom;                   /* BLOOMFILTER */
     compression_type compression;       /* COMPRESSION */
     uint32_t block_size;                /* BLOCKSIZE */
-    bool keep_deleted_cells;            /* KEEP_DELETED_CELLS */
+    keep_deleted_mode keep_deleted_cells; /* KEEP_DELETED_CELLS */
+    block_encoding encoding;            /* DATA_BLOCK_ENCODING */
+    bool in_memory;                     /* IN_MEMORY: in-memory block-cache priority */
+    bool block_cache;                   /* BLOCKCACHE: data blocks go through the cache */
 } family_schema;
 
 /* One value or configuration entry. */

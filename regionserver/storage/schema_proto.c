@@ -82,8 +82,16 @@ int schema_from_proto(const Strata__Admin__TableSchema *p, uint64_t default_flus
             f.compression = (compression_type)fp->compression;
         if (fp->has_block_size)
             f.block_size = fp->block_size;
-        if (fp->has_keep_deleted_cells)
-            f.keep_deleted_cells = fp->keep_deleted_cells;
+        if (fp->has_keep_deleted_mode)
+            f.keep_deleted_cells = (keep_deleted_mode)fp->keep_deleted_mode;
+        else if (fp->has_keep_deleted_cells)
+            f.keep_deleted_cells = fp->keep_deleted_cells ? KEEP_DELETED_TRUE : KEEP_DELETED_FALSE;
+        if (fp->has_data_block_encoding)
+            f.encoding = (block_encoding)fp->data_block_encoding;
+        if (fp->has_in_memory)
+            f.in_memory = fp->in_memory;
+        if (fp->has_block_cache)
+            f.block_cache = fp->block_cache;
         rc = table_schema_add_family(out, &f);
         if (rc != ST_OK)
             return rc;

@@ -38,7 +38,14 @@
 
 /* On-disk codes (docs/formats/storefile.md). Never renumber. */
 typedef enum bloom_type { BLOOM_NONE = 0, BLOOM_ROW = 1, BLOOM_ROWCOL = 2 } bloom_type;
-typedef enum compression_type { COMPRESSION_NONE = 0, COMPRESSION_ZSTD = 1 } compression_type;
+typedef enum compression_type {
+    COMPRESSION_NONE = 0,
+    COMPRESSION_ZSTD = 1,
+    COMPRESSION_SNAPPY = 2,
+    COMPRESSION_LZ4 = 3,
+    COMPRESSION_GZ = 4,
+} compression_type;
+#define COMPRESSION_LAST COMPRESSION_GZ
 
 typedef struct storefile_options {
     uint32_t block_size;          /* target uncompressed data block size; 0 means 65536 */

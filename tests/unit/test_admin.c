@@ -144,9 +144,10 @@ static void descriptor_round_trip(void **state)
     strata_table_descriptor_t *td = strata_table_descriptor_create("t");
     strata_family_descriptor_t *f = strata_table_descriptor_add_family(td, "f");
     strata_table_descriptor_add_family(td, "plain");
-    static const int64_t values[] = {3,     1, 86400, STRATA_BLOOM_ROWCOL, STRATA_COMPRESSION_ZSTD,
-                                     16384, 1};
-    for (int i = 0; i <= STRATA_FAMILY_KEEP_DELETED_CELLS; i++)
+    static const int64_t values[] = {3,     1, 86400, STRATA_BLOOM_ROWCOL, STRATA_COMPRESSION_LZ4,
+                                     16384, STRATA_KEEP_DELETED_TTL, STRATA_BLOCK_ENCODING_FAST_DIFF,
+                                     1,     0};
+    for (int i = 0; i <= STRATA_FAMILY_BLOCKCACHE; i++)
         strata_family_descriptor_set(f, (strata_family_attr)i, values[i]);
     strata_table_descriptor_set(td, STRATA_TABLE_MAX_FILESIZE, 1073741824);
     strata_table_descriptor_set(td, STRATA_TABLE_MEMSTORE_FLUSHSIZE, 4194304);
@@ -161,12 +162,18 @@ static void descriptor_round_trip(void **state)
     assert_true(p->has_min_versions && p->min_versions == 1);
     assert_true(p->has_ttl_sec && p->ttl_sec == 86400);
     assert_true(p->has_bloom && p->bloom == 2);
-    assert_true(p->has_compression && p->compression == 1);
+    assert_true(p->has_compression && p->compression == 3);
     assert_true(p->has_block_size && p->block_size == 16384);
     assert_true(p->has_keep_deleted_cells && p->keep_deleted_cells);
+    assert_true(p->has_keep_deleted_mode && p->keep_deleted_mode == 2);
+    assert_true(p->has_data_block_encoding && p->data_block_encoding == 3);
+    assert_true(p->has_in_memory && p->in_memory);
+    assert_true(p->has_block_cache && !p->block_cache);
     p = s->family[1];
     assert_false(p->has_versions || p->has_min_versions || p->has_ttl_sec || p->has_bloom ||
-                 p->has_compression || p->has_block_size || p->has_keep_deleted_cells);
+                 p->has_compression || p->has_block_size || p->has_keep_deleted_cells ||
+                 p->has_keep_deleted_mode || p->has_data_block_encoding || p->has_in_memory ||
+                 p->has_block_cache);
     assert_true(s->has_max_filesize && s->max_filesize == 1073741824);
     assert_true(s->has_memstore_flushsize && s->memstore_flushsize == 4194304);
     assert_true(s->has_durability && s->durability == 4);
@@ -176,12 +183,12 @@ static void descriptor_round_trip(void **state)
     admin_rpc_schema_free(s);
     assert_int_equal(strata_table_descriptor_family_count(back), 2);
     const strata_family_descriptor_t *g = strata_table_descriptor_family(back, 0);
-    for (int i = 0; i <= STRATA_FAMILY_KEEP_DELETED_CELLS; i++) {
+    for (int i = 0; i <= STRATA_FAMILY_BLOCKCACHE; i++) {
         assert_true(strata_family_descriptor_is_set(g, (strata_family_attr)i));
         assert_int_equal(strata_family_descriptor_get(g, (strata_family_attr)i), values[i]);
     }
     g = strata_table_descriptor_family(back, 1);
-    for (int i = 0; i <= STRATA_FAMILY_KEEP_DELETED_CELLS; i++)
+    for (int i = 0; i <= STRATA_FAMILY_BLOCKCACHE; i++)
         assert_false(strata_family_descriptor_is_set(g, (strata_family_attr)i));
     assert_int_equal(strata_table_descriptor_get(back, STRATA_TABLE_MAX_FILESIZE), 1073741824);
     assert_int_equal(strata_table_descriptor_get(back, STRATA_TABLE_MEMSTORE_FLUSHSIZE), 4194304);
@@ -195,9 +202,14 @@ static void descriptor_round_trip(void **state)
     assert_null(s);
     assert_non_null(strstr(st_errmsg(), "table t, family f: VERSIONS -1"));
     strata_family_descriptor_set(f, STRATA_FAMILY_VERSIONS, 3);
-    strata_family_descriptor_set(f, STRATA_FAMILY_KEEP_DELETED_CELLS, 2);
+    strata_family_descriptor_set(f, STRATA_FAMILY_KEEP_DELETED_CELLS, 3);
     assert_int_equal(admin_descriptor_to_schema(td, &s), ST_INVALID_ARGUMENT);
     assert_non_null(strstr(st_errmsg(), "KEEP_DELETED_CELLS"));
+    strata_family_descriptor_set(f, STRATA_FAMILY_KEEP_DELETED_CELLS, 0);
+    strata_family_descriptor_set(f, STRATA_FAMILY_IN_MEMORY, 2);
+    assert_int_equal(admin_descriptor_to_schema(td, &s), ST_INVALID_ARGUMENT);
+    assert_non_null(strstr(st_errmsg(), "IN_MEMORY 2"));
+    strata_family_descriptor_set(f, STRATA_FAMILY_IN_MEMORY, 0);
     strata_family_descriptor_set(f, STRATA_FAMILY_KEEP_DELETED_CELLS, 0);
     strata_table_descriptor_set(td, STRATA_TABLE_DURABILITY, 7);
     assert_int_equal(admin_descriptor_to_schema(td, &s), ST_INVALID_ARGUMENT);

@@ -40,7 +40,10 @@ static void defaults_follow_hbase(void **state)
     assert_int_equal(f.bloom, BLOOM_ROW);
     assert_int_equal(f.compression, COMPRESSION_NONE);
     assert_int_equal(f.block_size, 65536);
-    assert_false(f.keep_deleted_cells);
+    assert_int_equal(f.keep_deleted_cells, KEEP_DELETED_FALSE);
+    assert_int_equal(f.encoding, BLOCK_ENCODING_PREFIX);
+    assert_false(f.in_memory);
+    assert_true(f.block_cache);
     memset(&t, 0x5A, sizeof(t));
     table_schema_init(&t, "ns:t");
     assert_string_equal(t.name, "ns:t");
@@ -152,6 +155,18 @@ static void invalid_family_attributes_are_refused(void **state)
     family_schema_init(&f, "cf");
     f.compression = (compression_type)9;
     assert_int_equal(table_schema_add_family(&t, &f), ST_INVALID_ARGUMENT);
+    f.compression = COMPRESSION_GZ;
+    assert_int_equal(table_schema_add_family(&t, &f), ST_OK);
+    family_schema_init(&f, "cf2");
+    f.encoding = (block_encoding)5;
+    assert_int_equal(table_schema_add_family(&t, &f), ST_INVALID_ARGUMENT);
+    assert_non_null(strstr(st_errmsg(), "DATA_BLOCK_ENCODING 5"));
+    f.encoding = BLOCK_ENCODING_ROW_INDEX_V1;
+    f.keep_deleted_cells = (keep_deleted_mode)3;
+    assert_int_equal(table_schema_add_family(&t, &f), ST_INVALID_ARGUMENT);
+    assert_non_null(strstr(st_errmsg(), "KEEP_DELETED_CELLS 3"));
+    f.keep_deleted_cells = KEEP_DELETED_TTL;
+    assert_int_equal(table_schema_add_family(&t, &f), ST_OK);
 }
 
 static void duplicate_and_missing_families_are_refused(void **state)

@@ -101,7 +101,12 @@ typedef enum strata_family_attr {
     STRATA_FAMILY_BLOOMFILTER = 3,        /* a strata_bloom_type; default ROW */
     STRATA_FAMILY_COMPRESSION = 4,        /* a strata_compression_type; default NONE */
     STRATA_FAMILY_BLOCKSIZE = 5,          /* data block bytes; default 65536 */
-    STRATA_FAMILY_KEEP_DELETED_CELLS = 6, /* 0 or 1; default 0 */
+    STRATA_FAMILY_KEEP_DELETED_CELLS = 6, /* a strata_keep_deleted; default FALSE */
+    STRATA_FAMILY_DATA_BLOCK_ENCODING = 7, /* a strata_block_encoding; default PREFIX */
+    STRATA_FAMILY_IN_MEMORY = 8,           /* 0 or 1: the family's blocks are cached with
+                                              in-memory priority; default 0 */
+    STRATA_FAMILY_BLOCKCACHE = 9,          /* 0 or 1: data blocks go through the block
+                                              cache; default 1 */
 } strata_family_attr;
 
 typedef enum strata_table_attr {
@@ -122,10 +127,36 @@ typedef enum strata_bloom_type {
     STRATA_BLOOM_ROWCOL = 2,
 } strata_bloom_type;
 
+/* Each block records its own codec (docs/formats/storefile.md). */
 typedef enum strata_compression_type {
     STRATA_COMPRESSION_NONE = 0,
     STRATA_COMPRESSION_ZSTD = 1,
+    STRATA_COMPRESSION_SNAPPY = 2,
+    STRATA_COMPRESSION_LZ4 = 3,
+    STRATA_COMPRESSION_GZ = 4,
 } strata_compression_type;
+
+/* HBase's DATA_BLOCK_ENCODING names, each mapped to the nearest Strata block form
+ * (docs/formats/storefile.md): NONE and ROW_INDEX_V1 write whole keys with an offsets
+ * index (block type 1); PREFIX, DIFF and FAST_DIFF write prefix-shared keys with restart
+ * points (block type 2). */
+typedef enum strata_block_encoding {
+    STRATA_BLOCK_ENCODING_NONE = 0,
+    STRATA_BLOCK_ENCODING_PREFIX = 1,
+    STRATA_BLOCK_ENCODING_DIFF = 2,
+    STRATA_BLOCK_ENCODING_FAST_DIFF = 3,
+    STRATA_BLOCK_ENCODING_ROW_INDEX_V1 = 4,
+} strata_block_encoding;
+
+/* HBase's KeepDeletedCells: FALSE drops deleted cells and markers at major compaction;
+ * TRUE keeps them for time-range reads until VERSIONS or TTL remove them; TTL keeps them
+ * too, but the delete markers expire with the family's TTL even where MIN_VERSIONS
+ * would keep the cells. */
+typedef enum strata_keep_deleted {
+    STRATA_KEEP_DELETED_FALSE = 0,
+    STRATA_KEEP_DELETED_TRUE = 1,
+    STRATA_KEEP_DELETED_TTL = 2,
+} strata_keep_deleted;
 
 /* HBase's durability levels; USE_DEFAULT is the table default, SYNC_WAL. */
 typedef enum strata_durability {

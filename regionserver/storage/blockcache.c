@@ -1,10 +1,13 @@
 /*
  * blockcache.c - sharded LRU cache of decoded blocks (see blockcache.h).
  *
- * Each shard has a mutex, a chained hash table of its cached entries and one LRU
- * list (head.next is the oldest, head.prev the newest). The byte budget is strict:
- * inserting evicts the oldest entries until usage <= the shard's capacity, pinned or
- * not. An entry carries a reference count: one reference while it is cached and one
+ * Each shard has a mutex, a chained hash table of its cached entries and one LRU list
+ * per priority (head.next is the oldest, head.prev the newest). The byte budget is
+ * strict: inserting evicts entries until usage <= the shard's capacity, pinned or not,
+ * choosing each victim with victim(): the oldest in-memory entry while in-memory entries
+ * hold more than the shard's mem_capacity (or no normal entry is left), else the oldest
+ * normal entry. A lookup moves an entry to the newest end of its own list. An entry
+ * carries a reference count: one reference while it is cached and one
  * per handle. An evicted, erased or replaced entry leaves the table and the list at
  * once but stays alive until its last handle is released; the deleter runs exactly
  * once, when the count reaches zero, outside the shard lock.
@@ -21,13 +24,14 @@
  * An entry whose charge exceeds the shard capacity is never cached (capacity 0
  * caches nothing): insert returns a DETACHED handle. Stats: hits and misses count
  * lookups, inserts count entries placed in the cache, evictions count entries the
- * budget pushed out (not erase or replace).
+ * budget pushed out (not erase or replace); usage and count are kept per priority.
  *
  * Thread-safety: every function is safe from any thread. Lock order: one shard
  * mutex at a time (a leaf lock); deleters run with no lock held.
  */
 #include "regionserver/storage/blockcache.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -36,6 +40,7 @@
 #include "common/log.h"
 
 #define DEFAULT_SHARDS 16
+#define NPRIO 2 /* blockcache_priority values */
 
 typedef struct bc_shard bc_shard;
 
@@ -47,6 +52,7 @@ typedef struct bc_entry {
     size_t charge;
     void (*deleter)(void *value);
     uint32_t refs;
+    uint8_t prio; /* blockcache_priority */
     bool in_cache;
     bc_shard *shard;
     struct bc_entry *next_hash;
@@ -56,11 +62,14 @@ typedef struct bc_entry {
 struct bc_shard {
     pthread_mutex_t lock;
     size_t capacity;
-    size_t usage;
+    size_t mem_capacity; /* in-memory entries' share of capacity */
+    size_t usage;        /* all priorities */
+    size_t prio_usage[NPRIO];
+    size_t prio_count[NPRIO];
     bc_entry **table;
     size_t buckets; /* a power of two */
-    size_t count;
-    bc_entry lru; /* list head */
+    size_t count;   /* all priorities */
+    bc_entry lru[NPRIO]; /* list heads */
     uint64_t hits, misses, inserts, evictions;
 };
 
@@ -68,6 +77,7 @@ struct blockcache {
     bc_shard *shards;
     int nshards;
     size_t capacity;
+    size_t mem_capacity;
 };
 
 static atomic_uint_fast64_t next_file_id = 1;
@@ -99,10 +109,18 @@ static void lru_remove(bc_entry *e)
 
 static void lru_append(bc_shard *s, bc_entry *e)
 {
-    e->next = &s->lru;
-    e->prev = s->lru.prev;
+    bc_entry *head = &s->lru[e->prio];
+    e->next = head;
+    e->prev = head->prev;
     e->prev->next = e;
-    s->lru.prev = e;
+    head->prev = e;
+}
+
+/* The oldest entry of a priority's list, or NULL if it is empty. */
+static bc_entry *lru_oldest(bc_shard *s, int prio)
+{
+    bc_entry *head = &s->lru[prio];
+    return head->next != head ? head->next : NULL;
 }
 
 static bc_entry **table_slot(bc_shard *s, uint64_t hash, uint64_t file_id, uint64_t offset)
@@ -147,6 +165,8 @@ static void detach(bc_shard *s, bc_entry *e, bc_entry **dead)
     e->in_cache = false;
     s->usage -= e->charge;
     s->count--;
+    s->prio_usage[e->prio] -= e->charge;
+    s->prio_count[e->prio]--;
     if (--e->refs == 0) {
         e->next_hash = *dead;
         *dead = e;
@@ -165,19 +185,35 @@ static void delete_all(bc_entry *dead)
 
 /* ---- lifecycle ---- */
 
-static int shard_init(bc_shard *s, size_t capacity)
+static int shard_init(bc_shard *s, size_t capacity, size_t mem_capacity)
 {
     s->capacity = capacity;
+    s->mem_capacity = mem_capacity;
     s->buckets = 16;
     s->table = calloc(s->buckets, sizeof(*s->table));
     if (!s->table)
         return -1;
-    s->lru.next = s->lru.prev = &s->lru;
+    for (int p = 0; p < NPRIO; p++)
+        s->lru[p].next = s->lru[p].prev = &s->lru[p];
     pthread_mutex_init(&s->lock, NULL);
     return 0;
 }
 
+static double clamp_share(double share)
+{
+    if (isnan(share))
+        return BLOCKCACHE_MEMORY_SHARE_DEFAULT;
+    return share < 0 ? 0 : share > 1 ? 1 : share;
+}
+
 blockcache *blockcache_new(size_t capacity_bytes, int shards)
+{
+    return blockcache_new_with_memory_share(capacity_bytes, shards,
+                                            BLOCKCACHE_MEMORY_SHARE_DEFAULT);
+}
+
+blockcache *blockcache_new_with_memory_share(size_t capacity_bytes, int shards,
+                                             double memory_share)
 {
     int n = shards > 0 ? shards : DEFAULT_SHARDS;
     blockcache *bc = calloc(1, sizeof(*bc));
@@ -190,8 +226,10 @@ blockcache *blockcache_new(size_t capacity_bytes, int shards)
     }
     bc->capacity = capacity_bytes;
     size_t per = capacity_bytes / (size_t)n + (capacity_bytes % (size_t)n != 0);
+    size_t mem_per = (size_t)((double)per * clamp_share(memory_share));
+    bc->mem_capacity = mem_per * (size_t)n;
     for (bc->nshards = 0; bc->nshards < n; bc->nshards++) {
-        if (shard_init(&bc->shards[bc->nshards], per) != 0) {
+        if (shard_init(&bc->shards[bc->nshards], per, mem_per) != 0) {
             blockcache_free(bc);
             return NULL;
         }
@@ -207,9 +245,12 @@ void blockcache_free(blockcache *bc)
         bc_shard *s = &bc->shards[i];
         bc_entry *dead = NULL;
         size_t pinned = 0;
-        while (s->lru.next != &s->lru) {
-            pinned += s->lru.next->refs > 1;
-            detach(s, s->lru.next, &dead);
+        for (int p = 0; p < NPRIO; p++) {
+            bc_entry *e;
+            while ((e = lru_oldest(s, p))) {
+                pinned += e->refs > 1;
+                detach(s, e, &dead);
+            }
         }
         if (pinned)
             LOG_ERROR("block cache freed with %zu entries still pinned", pinned);
@@ -246,17 +287,37 @@ blockcache_handle *blockcache_lookup(blockcache *bc, uint64_t file_id, uint64_t 
     return (blockcache_handle *)e;
 }
 
-/* Evicts the oldest entries until usage fits the capacity (shard lock held). */
+/* The entry the budget pushes out next (see top), or NULL if the shard is empty. */
+static bc_entry *victim(bc_shard *s)
+{
+    bc_entry *mem = lru_oldest(s, BLOCKCACHE_PRIORITY_IN_MEMORY);
+    bc_entry *normal = lru_oldest(s, BLOCKCACHE_PRIORITY_NORMAL);
+    if (mem && (!normal || s->prio_usage[BLOCKCACHE_PRIORITY_IN_MEMORY] > s->mem_capacity))
+        return mem;
+    return normal;
+}
+
+/* Evicts entries until usage fits the capacity (shard lock held). */
 static void evict_locked(bc_shard *s, bc_entry **dead)
 {
-    while (s->usage > s->capacity && s->lru.next != &s->lru) {
-        detach(s, s->lru.next, dead);
+    bc_entry *e;
+    while (s->usage > s->capacity && (e = victim(s))) {
+        detach(s, e, dead);
         s->evictions++;
     }
 }
 
 blockcache_handle *blockcache_insert(blockcache *bc, uint64_t file_id, uint64_t offset, void *value,
                                      size_t charge, void (*deleter)(void *value))
+{
+    return blockcache_insert_priority(bc, file_id, offset, value, charge, deleter,
+                                      BLOCKCACHE_PRIORITY_NORMAL);
+}
+
+blockcache_handle *blockcache_insert_priority(blockcache *bc, uint64_t file_id, uint64_t offset,
+                                              void *value, size_t charge,
+                                              void (*deleter)(void *value),
+                                              blockcache_priority priority)
 {
     bc_entry *e = calloc(1, sizeof(*e));
     if (!e) {
@@ -272,6 +333,9 @@ blockcache_handle *blockcache_insert(blockcache *bc, uint64_t file_id, uint64_t 
                     .charge = charge,
                     .deleter = deleter,
                     .refs = 1,
+                    .prio = priority == BLOCKCACHE_PRIORITY_IN_MEMORY
+                                ? BLOCKCACHE_PRIORITY_IN_MEMORY
+                                : BLOCKCACHE_PRIORITY_NORMAL,
                     .shard = s};
     bc_entry *dead = NULL;
     pthread_mutex_lock(&s->lock);
@@ -286,6 +350,8 @@ blockcache_handle *blockcache_insert(blockcache *bc, uint64_t file_id, uint64_t 
         lru_append(s, e);
         s->usage += charge;
         s->count++;
+        s->prio_usage[e->prio] += charge;
+        s->prio_count[e->prio]++;
         s->inserts++;
         evict_locked(s, &dead);
         table_grow(s);
@@ -320,12 +386,14 @@ void blockcache_erase_file(blockcache *bc, uint64_t file_id)
         bc_shard *s = &bc->shards[i];
         bc_entry *dead = NULL;
         pthread_mutex_lock(&s->lock);
-        bc_entry *e = s->lru.next;
-        while (e != &s->lru) {
-            bc_entry *next = e->next;
-            if (e->file_id == file_id)
-                detach(s, e, &dead);
-            e = next;
+        for (int p = 0; p < NPRIO; p++) {
+            bc_entry *e = s->lru[p].next;
+            while (e != &s->lru[p]) {
+                bc_entry *next = e->next;
+                if (e->file_id == file_id)
+                    detach(s, e, &dead);
+                e = next;
+            }
         }
         pthread_mutex_unlock(&s->lock);
         delete_all(dead);
@@ -334,7 +402,7 @@ void blockcache_erase_file(blockcache *bc, uint64_t file_id)
 
 void blockcache_get_stats(blockcache *bc, blockcache_stats *out)
 {
-    *out = (blockcache_stats){.capacity = bc->capacity};
+    *out = (blockcache_stats){.capacity = bc->capacity, .memory_capacity = bc->mem_capacity};
     for (int i = 0; i < bc->nshards; i++) {
         bc_shard *s = &bc->shards[i];
         pthread_mutex_lock(&s->lock);
@@ -344,6 +412,8 @@ void blockcache_get_stats(blockcache *bc, blockcache_stats *out)
         out->evictions += s->evictions;
         out->usage += s->usage;
         out->entries += s->count;
+        out->memory_usage += s->prio_usage[BLOCKCACHE_PRIORITY_IN_MEMORY];
+        out->memory_entries += s->prio_count[BLOCKCACHE_PRIORITY_IN_MEMORY];
         pthread_mutex_unlock(&s->lock);
     }
 }

@@ -67,6 +67,7 @@ void engine_options_init(engine_options *o)
     memset(o, 0, sizeof(*o));
     o->server_name = "local";
     o->block_cache_bytes = 64u << 20;
+    o->block_cache_memory_share = BLOCKCACHE_MEMORY_SHARE_DEFAULT;
     o->mmap_reads = true;
     o->wal_roll_size = 64u << 20;
     o->async_wal_interval_ms = 1000;
@@ -158,6 +159,8 @@ static void fill_defaults(engine_options *o)
         o->wal_roll_size = d.wal_roll_size;
     if (o->async_wal_interval_ms <= 0)
         o->async_wal_interval_ms = d.async_wal_interval_ms;
+    if (o->block_cache_memory_share == 0)
+        o->block_cache_memory_share = d.block_cache_memory_share;
     if (!o->global_memstore_limit)
         o->global_memstore_limit = d.global_memstore_limit;
     if (o->blocking_store_files <= 0)
@@ -179,6 +182,10 @@ int engine_open(const engine_options *o, engine **out)
     *out = NULL;
     if (!o->root_dir)
         return st_error(ST_INVALID_ARGUMENT, "engine: no root directory given");
+    if (!(o->block_cache_memory_share >= 0 && o->block_cache_memory_share <= 1))
+        return st_error(ST_INVALID_ARGUMENT,
+                        "engine %s: block cache memory share %g is not between 0 and 1",
+                        o->root_dir, o->block_cache_memory_share);
     engine *e = calloc(1, sizeof(*e));
     if (!e)
         return ST_NOMEM;
@@ -207,7 +214,8 @@ int engine_open(const engine_options *o, engine **out)
         goto fail;
     if (e->opts.mmap_reads)
         storefile_handle_sigbus();
-    e->cache = blockcache_new(e->opts.block_cache_bytes, 0);
+    e->cache = blockcache_new_with_memory_share(e->opts.block_cache_bytes, 0,
+                                                e->opts.block_cache_memory_share);
     if (!e->cache) {
         rc = ST_NOMEM;
         goto fail;

@@ -25,6 +25,9 @@ typedef struct engine_options {
     const char *root_dir;           /* required */
     const char *server_name;        /* WAL directory name; default "local" */
     size_t block_cache_bytes;       /* default 64 MiB */
+    double block_cache_memory_share; /* the share of the block cache IN_MEMORY families'
+                                      * blocks keep from normal ones (blockcache.h), in
+                                      * (0, 1]; 0: the default, 0.25 */
     bool mmap_reads;                /* storefile_set_mmap_reads at open; default true */
     uint32_t storefile_version;     /* storefile_set_write_version at open; 0: 2 */
     uint64_t wal_roll_size;         /* default 64 MiB */

@@ -1,7 +1,9 @@
 /*
  * test_blockcache.c - the sharded LRU: eviction in LRU order under the byte budget,
  * pinned entries outliving eviction, the deleter called exactly once, stats,
- * replace, erase_file, capacity 0, and 4 threads hammering lookups and inserts.
+ * replace, erase_file, capacity 0, the in-memory priority (its own list and stats;
+ * normal entries evicted first; in-memory ones only beyond their share or when no
+ * normal one is left), and 4 threads hammering lookups and inserts of both priorities.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,6 +44,15 @@ static void put(blockcache *bc, int i, size_t charge)
     blockcache_handle *h = blockcache_insert(bc, 1, (uint64_t)i, &values[i], charge, count_deleter);
     assert_non_null(h);
     assert_ptr_equal(blockcache_value(h), &values[i]);
+    blockcache_release(bc, h);
+}
+
+/* The same with in-memory priority. */
+static void put_mem(blockcache *bc, int i, size_t charge)
+{
+    blockcache_handle *h = blockcache_insert_priority(bc, 1, (uint64_t)i, &values[i], charge,
+                                                      count_deleter, BLOCKCACHE_PRIORITY_IN_MEMORY);
+    assert_non_null(h);
     blockcache_release(bc, h);
 }
 
@@ -192,6 +203,168 @@ static void file_ids_unique(void **state)
     assert_true(a != 0 && b > a);
 }
 
+/* ---- in-memory priority ---- */
+
+static void memory_priority_insert_and_stats(void **state)
+{
+    reset_counts();
+    blockcache *bc = blockcache_new(1000, 1);
+    blockcache_stats st;
+    blockcache_get_stats(bc, &st);
+    assert_int_equal(st.memory_capacity, 250); /* BLOCKCACHE_MEMORY_SHARE_DEFAULT */
+    put_mem(bc, 0, 10);
+    put_mem(bc, 1, 20);
+    put(bc, 2, 40);
+    assert_true(cached(bc, 0) && cached(bc, 1) && cached(bc, 2));
+    blockcache_get_stats(bc, &st);
+    assert_int_equal(st.usage, 70);
+    assert_int_equal(st.entries, 3);
+    assert_int_equal(st.memory_usage, 30);
+    assert_int_equal(st.memory_entries, 2);
+    assert_int_equal(st.inserts, 3);
+    assert_int_equal(st.hits, 3);
+    /* a replacement takes the new entry's priority; an erase empties both lists */
+    put(bc, 1, 20);
+    blockcache_get_stats(bc, &st);
+    assert_int_equal(st.memory_usage, 10);
+    assert_int_equal(st.memory_entries, 1);
+    blockcache_erase_file(bc, 1);
+    blockcache_get_stats(bc, &st);
+    assert_int_equal(st.usage, 0);
+    assert_int_equal(st.memory_usage, 0);
+    assert_int_equal(st.memory_entries, 0);
+    assert_int_equal(deleted[0], 1);
+    blockcache_free(bc);
+}
+
+/* A flood of normal entries evicts normal ones only while the in-memory entries fit in
+ * their share; one more in-memory entry beyond the share evicts the oldest in-memory one. */
+static void normal_flood_keeps_memory_within_share(void **state)
+{
+    reset_counts();
+    blockcache *bc = blockcache_new(100, 1); /* share 25 bytes */
+    put_mem(bc, 0, 10);
+    put_mem(bc, 1, 10);
+    for (int i = 10; i < 40; i++)
+        put(bc, i, 10);
+    assert_true(cached(bc, 0) && cached(bc, 1));
+    for (int i = 10; i < 32; i++)
+        assert_int_equal(deleted[i], 1); /* the oldest normal ones, in LRU order */
+    for (int i = 32; i < 40; i++)
+        assert_int_equal(deleted[i], 0);
+    blockcache_stats st;
+    blockcache_get_stats(bc, &st);
+    assert_int_equal(st.usage, 100);
+    assert_int_equal(st.memory_usage, 20);
+    assert_int_equal(st.evictions, 22);
+    /* 30 in-memory bytes exceed the share: the oldest in-memory entry goes (0 was looked
+     * up before 1 above, so 0 is the older) */
+    put_mem(bc, 2, 10);
+    assert_int_equal(deleted[0], 1);
+    assert_true(cached(bc, 1) && cached(bc, 2));
+    for (int i = 32; i < 40; i++)
+        assert_true(cached(bc, i));
+    blockcache_get_stats(bc, &st);
+    assert_int_equal(st.memory_usage, 20);
+    assert_int_equal(st.usage, 100);
+    blockcache_free(bc);
+}
+
+/* In-memory entries may fill free room beyond their share; once the budget bites they
+ * are evicted (oldest first) down to the share, and then normal entries go. */
+static void memory_beyond_share_evicted_first(void **state)
+{
+    reset_counts();
+    blockcache *bc = blockcache_new(100, 1);
+    for (int i = 0; i < 8; i++)
+        put_mem(bc, i, 10);
+    blockcache_stats st;
+    blockcache_get_stats(bc, &st);
+    assert_int_equal(st.memory_usage, 80);
+    assert_int_equal(st.evictions, 0);
+    for (int i = 20; i < 30; i++)
+        put(bc, i, 10);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(deleted[i], 1);
+    assert_true(cached(bc, 6) && cached(bc, 7));
+    for (int i = 20; i < 22; i++)
+        assert_int_equal(deleted[i], 1); /* in-memory back at 20 <= 25: normal ones go */
+    for (int i = 22; i < 30; i++)
+        assert_true(cached(bc, i));
+    blockcache_get_stats(bc, &st);
+    assert_int_equal(st.memory_usage, 20);
+    assert_int_equal(st.memory_entries, 2);
+    assert_int_equal(st.usage, 100);
+    blockcache_free(bc);
+}
+
+/* With no normal entry left the in-memory list is evicted in LRU order whatever its
+ * share; share 0 makes in-memory entries the first to go, share 1 the last. */
+static void memory_only_and_share_bounds(void **state)
+{
+    reset_counts();
+    blockcache *bc = blockcache_new(50, 1);
+    for (int i = 0; i < 5; i++)
+        put_mem(bc, i, 10);
+    assert_true(cached(bc, 0)); /* 1 is now the oldest */
+    put_mem(bc, 5, 10);
+    assert_int_equal(deleted[1], 1);
+    assert_true(cached(bc, 0) && cached(bc, 5));
+    blockcache_free(bc);
+
+    reset_counts();
+    bc = blockcache_new_with_memory_share(50, 1, 0.0);
+    put_mem(bc, 0, 10);
+    for (int i = 1; i < 6; i++)
+        put(bc, i, 10);
+    assert_int_equal(deleted[0], 1);
+    assert_false(cached(bc, 0));
+    blockcache_stats st;
+    blockcache_get_stats(bc, &st);
+    assert_int_equal(st.memory_capacity, 0);
+    blockcache_free(bc);
+
+    reset_counts();
+    bc = blockcache_new_with_memory_share(50, 1, 7.5); /* clamped to 1 */
+    put(bc, 0, 10);
+    for (int i = 1; i < 6; i++)
+        put_mem(bc, i, 10);
+    assert_int_equal(deleted[0], 1);
+    for (int i = 1; i < 6; i++)
+        assert_true(cached(bc, i));
+    blockcache_get_stats(bc, &st);
+    assert_int_equal(st.memory_capacity, 50);
+    blockcache_free(bc);
+}
+
+/* An in-memory entry evicted while pinned stays valid for its holder and is deleted
+ * once, at the release; the stats no longer count it. */
+static void memory_pinned_survives_eviction(void **state)
+{
+    reset_counts();
+    blockcache *bc = blockcache_new(40, 1); /* share 10 bytes */
+    blockcache_handle *pin = blockcache_insert_priority(bc, 1, 0, &values[0], 10, count_deleter,
+                                                        BLOCKCACHE_PRIORITY_IN_MEMORY);
+    put_mem(bc, 1, 10); /* 20 in-memory bytes: over the share */
+    put(bc, 2, 10);
+    put(bc, 3, 10);
+    put(bc, 4, 10); /* evicts 0, the oldest in-memory entry, although pinned */
+    assert_false(cached(bc, 0));
+    assert_int_equal(deleted[0], 0);
+    assert_int_equal(*(int *)blockcache_value(pin), 0);
+    blockcache_stats st;
+    blockcache_get_stats(bc, &st);
+    assert_int_equal(st.memory_usage, 10);
+    assert_int_equal(st.memory_entries, 1);
+    assert_int_equal(st.usage, 40);
+    blockcache_release(bc, pin);
+    assert_int_equal(deleted[0], 1);
+    assert_true(cached(bc, 1));
+    blockcache_free(bc);
+    for (int i = 0; i <= 4; i++)
+        assert_int_equal(deleted[i], 1);
+}
+
 /* ---- threads ---- */
 
 #define NTHREADS 4
@@ -229,7 +402,9 @@ static void *hammer_run(void *p)
             v->file = file;
             v->off = off;
             atomic_fetch_add(&created, 1);
-            h = blockcache_insert(a->bc, file, off, v, 16 + (x >> 40) % 200, tval_free);
+            h = blockcache_insert_priority(a->bc, file, off, v, 16 + (x >> 40) % 200, tval_free,
+                                           file == 2 ? BLOCKCACHE_PRIORITY_IN_MEMORY
+                                                     : BLOCKCACHE_PRIORITY_NORMAL);
         }
         tval *v = blockcache_value(h);
         if (v->file != file || v->off != off)
@@ -262,6 +437,8 @@ static void threads_hammer_lookups_and_inserts(void **state)
     assert_int_equal(st.hits + st.misses, (uint64_t)NTHREADS * OPS);
     assert_true(st.hits > 0 && st.evictions > 0);
     assert_int_equal(atomic_load(&created) - atomic_load(&destroyed), (long)st.entries);
+    assert_true(st.memory_entries > 0 && st.memory_entries < st.entries);
+    assert_true(st.memory_usage < st.usage);
     blockcache_free(bc);
     assert_int_equal(atomic_load(&created), atomic_load(&destroyed));
 }
@@ -275,6 +452,11 @@ int main(void)
         cmocka_unit_test(stats_count_hits_misses_inserts),
         cmocka_unit_test(capacity_zero_caches_nothing),
         cmocka_unit_test(file_ids_unique),
+        cmocka_unit_test(memory_priority_insert_and_stats),
+        cmocka_unit_test(normal_flood_keeps_memory_within_share),
+        cmocka_unit_test(memory_beyond_share_evicted_first),
+        cmocka_unit_test(memory_only_and_share_bounds),
+        cmocka_unit_test(memory_pinned_survives_eviction),
         cmocka_unit_test(threads_hammer_lookups_and_inserts),
     };
     return tu_run_group_tests(tests, NULL, NULL);

@@ -33,6 +33,11 @@
  * The major-compaction matcher keeps what a user scan over all time would see plus, with
  * KEEP_DELETED_CELLS, the markers and the cells they mask (still bounded by VERSIONS
  * and TTL). Minor compaction keeps every cell.
+ * KEEP_DELETED_CELLS TTL (HBase's KeepDeletedCells.TTL): user scans treat it as TRUE (a
+ * time range may see behind any marker, as HBase's seePastDeleteMarkers); a major
+ * compaction treats each marker by its age (keeps_marker): one not older than the TTL
+ * is kept and masks nothing, as with TRUE; an older one is applied and dropped, as with
+ * FALSE, taking the cells it masks along (those MIN_VERSIONS would otherwise keep).
  *
  * Family-scope markers sit in the empty-qualifier column; the scanner never seeks past
  * that column (it steps through it), so such a marker is always seen before the columns
@@ -119,8 +124,8 @@ struct scanner {
     int maxcheck;                  /* versions looked at (before the filter) */
     int after_filter;              /* versions kept after the filter */
     int min_versions;
-    bool kdc;
-    delete_tracker dt;
+    keep_deleted_mode kdc; /* KEEP_DELETED_CELLS */
+    delete_tracker dt;     /* the markers that mask (all but those kdc keeps) */
 
     /* column scope */
     bool col_valid;
@@ -297,16 +302,24 @@ static bool is_family_marker(uint8_t type)
     return type == CELL_TYPE_DELETE_FAMILY || type == CELL_TYPE_DELETE_FAMILY_VERSION;
 }
 
-/* HBase: with KEEP_DELETED_CELLS only markers inside the time range apply (a scan
- * ending before a delete sees what it deleted); otherwise any marker not older than
- * the range. */
+/* HBase: with KEEP_DELETED_CELLS (TRUE or TTL) only markers inside the time range apply
+ * (a scan ending before a delete sees what it deleted); otherwise any marker not older
+ * than the range. */
 static bool marker_applies(const scanner *s, int64_t ts)
 {
     if (s->all_time)
         return true;
-    if (s->kdc)
+    if (s->kdc != KEEP_DELETED_FALSE)
         return ts >= s->min_ts && ts < s->max_ts;
     return ts >= s->min_ts;
+}
+
+/* Major compaction: whether a marker at ts is kept (and masks nothing) rather than
+ * applied and dropped. TRUE keeps every marker, TTL those not older than the family's
+ * TTL (ts >= now - TTL; HBase's trackDelete and tryDropDelete), FALSE none. */
+static bool keeps_marker(const scanner *s, int64_t ts)
+{
+    return s->kdc == KEEP_DELETED_TRUE || (s->kdc == KEEP_DELETED_TTL && ts >= s->oldest);
 }
 
 static int track_marker(scanner *s, const cell_t *c)
@@ -451,15 +464,15 @@ static int match_major(scanner *s, const cell_t *c)
     bool del = cell_is_delete(c->type);
     if (c->ts < s->oldest && s->min_versions == 0)
         return A_NEXT_COL;
-    if (del && !s->kdc)
+    if (del && !keeps_marker(s, c->ts))
         return track_marker(s, c); /* applied, then dropped */
-    /* KEEP_DELETED_CELLS keeps family-wide markers whatever the version count of the
-     * empty-qualifier column they sit in: they mask every column of the family. */
+    /* A kept family-wide marker stays whatever the version count of the empty-qualifier
+     * column it sits in: it masks every column of the family. */
     if (del && is_family_marker(c->type))
         return A_INCLUDE;
     if (s->col_skip)
         return A_SKIP;
-    if (!del && !s->kdc) {
+    if (!del) { /* only the markers not kept are tracked: none with TRUE */
         int a = check_deleted(s, c);
         if (a != A_CONT)
             return a;

@@ -20,7 +20,8 @@
  *   SCAN_MODE_COMPACT_MINOR  every cell kept (a pure merge).
  *   SCAN_MODE_COMPACT_MAJOR  drops delete markers and what they mask, TTL-expired cells
  *                            (beyond MIN_VERSIONS) and versions beyond VERSIONS; with
- *                            KEEP_DELETED_CELLS keeps deleted cells and their markers.
+ *                            KEEP_DELETED_CELLS TRUE keeps deleted cells and their
+ *                            markers, with TTL those of markers not older than the TTL.
  * Thread-safety: one scanner is used by one thread at a time.
  */
 #ifndef STRATA_REGIONSERVER_SCANNER_H

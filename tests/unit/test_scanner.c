@@ -1,7 +1,7 @@
 /*
  * test_scanner.c - the query matcher and row driver (regionserver/storage/scanner.c): one test
  * per row of HBase's version / delete / TTL / time-range behaviour, raw and
- * KEEP_DELETED_CELLS, compaction modes, columns and families, forward and reversed row
+ * KEEP_DELETED_CELLS (FALSE, TRUE, and TTL judging each marker by its age), compaction modes, columns and families, forward and reversed row
  * bounds, limit, batch, filters through the filter.h protocol, the number of iterator
  * moves on the hot paths, and scan_result's memory.
  *
@@ -510,6 +510,89 @@ static void keep_deleted_cells_time_travel(void **state)
     assert_string_equal(scan(in, N(in), &f, 1, &s), "");
 }
 
+/* KEEP_DELETED_CELLS TTL with MIN_VERSIONS (the case HBase documents it for). TTL 10 s
+ * at NOW: a marker at or after 990000 is young. Rows: r1 a: a young DeleteColumn over
+ * puts older than the TTL (kept by MIN_VERSIONS); r1 b: an expired DeleteColumn with a
+ * newer put above it; r2: a young DeleteFamily; r3: an expired one with a newer column. */
+static const tc kdc_ttl_in[] = {
+    P("r1", "f", "a", 985000, 1, "a1"), P("r1", "f", "a", 980000, 2, "a2"),
+    DC("r1", "f", "a", 995000, 3),      P("r1", "f", "b", 986000, 4, "b3"),
+    DC("r1", "f", "b", 985000, 5),      P("r1", "f", "b", 980000, 6, "b2"),
+    P("r1", "f", "b", 970000, 7, "b1"), DF("r2", "f", 992000, 8),
+    P("r2", "f", "x", 984000, 9, "x1"), DF("r3", "f", 984000, 10),
+    P("r3", "f", "x", 983000, 11, "x3"), P("r3", "f", "y", 986000, 12, "y1"),
+};
+
+static family_schema kdc_ttl_family(keep_deleted_mode mode)
+{
+    family_schema f = fam("f", 3);
+    f.ttl_sec = 10;
+    f.min_versions = 2;
+    f.keep_deleted_cells = mode;
+    return f;
+}
+
+/* User reads treat TTL as TRUE: a time range ending before a marker sees what it masks,
+ * whatever the marker's age (HBase's seePastDeleteMarkers: KEEP_DELETED_CELLS != FALSE). */
+static void keep_deleted_cells_ttl_reads_as_true(void **state)
+{
+    (void)state;
+    family_schema f = kdc_ttl_family(KEEP_DELETED_TTL);
+    scan_spec s = versions(3);
+    assert_string_equal(scan(kdc_ttl_in, N(kdc_ttl_in), &f, 1, &s),
+                        "r1: f:b@986000=b3 | r3: f:y@986000=y1");
+    s.max_ts = 985000;
+    const char *before = "r1: f:a@980000=a2 f:b@980000=b2 f:b@970000=b1 | r2: f:x@984000=x1";
+    assert_string_equal(scan(kdc_ttl_in, N(kdc_ttl_in), &f, 1, &s), before);
+    f.keep_deleted_cells = KEEP_DELETED_TRUE;
+    assert_string_equal(scan(kdc_ttl_in, N(kdc_ttl_in), &f, 1, &s), before);
+    f.keep_deleted_cells = KEEP_DELETED_FALSE; /* every marker not older than the range */
+    assert_string_equal(scan(kdc_ttl_in, N(kdc_ttl_in), &f, 1, &s), "");
+}
+
+/* A major compaction judges each marker by its age: a young one stays with the cells it
+ * masks (TRUE), an expired one goes with them (FALSE). Afterwards a time range still sees
+ * behind the young markers only. */
+static void keep_deleted_cells_ttl_major_compaction(void **state)
+{
+    (void)state;
+    family_schema f = kdc_ttl_family(KEEP_DELETED_TTL);
+    scan_result kept;
+    scan_result_init(&kept);
+    assert_string_equal(compact(input_of(kdc_ttl_in, N(kdc_ttl_in)), &f, SCAN_MODE_COMPACT_MAJOR,
+                                NOW, &kept),
+                        "r1/f:a@995000/DC r1/f:a@985000=a1 r1/f:a@980000=a2 r1/f:b@986000=b3 "
+                        "r2/f:@992000/DF r2/f:x@984000=x1 r3/f:y@986000=y1");
+    scan_spec s = versions(3);
+    s.max_ts = 985000;
+    assert_string_equal(scan_input(vec_iter_new(kept.cells, kept.ncells), &f, 1, &s, NOW),
+                        "r1: f:a@980000=a2 | r2: f:x@984000=x1");
+    s = versions(3);
+    assert_string_equal(scan_input(vec_iter_new(kept.cells, kept.ncells), &f, 1, &s, NOW),
+                        "r1: f:b@986000=b3 | r3: f:y@986000=y1");
+    scan_result_free(&kept);
+    /* TRUE keeps every marker (MIN_VERSIONS and VERSIONS still bound the puts) ... */
+    f.keep_deleted_cells = KEEP_DELETED_TRUE;
+    assert_string_equal(compact(input_of(kdc_ttl_in, N(kdc_ttl_in)), &f, SCAN_MODE_COMPACT_MAJOR,
+                                NOW, NULL),
+                        "r1/f:a@995000/DC r1/f:a@985000=a1 r1/f:a@980000=a2 r1/f:b@986000=b3 "
+                        "r1/f:b@985000/DC r1/f:b@980000=b2 r2/f:@992000/DF r2/f:x@984000=x1 "
+                        "r3/f:@984000/DF r3/f:x@983000=x3 r3/f:y@986000=y1");
+    /* ... FALSE none */
+    f.keep_deleted_cells = KEEP_DELETED_FALSE;
+    assert_string_equal(compact(input_of(kdc_ttl_in, N(kdc_ttl_in)), &f, SCAN_MODE_COMPACT_MAJOR,
+                                NOW, NULL),
+                        "r1/f:b@986000=b3 r3/f:y@986000=y1");
+    /* a TTL of forever: every marker is young, as TRUE */
+    f.keep_deleted_cells = KEEP_DELETED_TTL;
+    f.ttl_sec = SCHEMA_TTL_FOREVER;
+    assert_string_equal(compact(input_of(kdc_ttl_in, N(kdc_ttl_in)), &f, SCAN_MODE_COMPACT_MAJOR,
+                                NOW, NULL),
+                        "r1/f:a@995000/DC r1/f:a@985000=a1 r1/f:a@980000=a2 r1/f:b@986000=b3 "
+                        "r1/f:b@985000/DC r1/f:b@980000=b2 r1/f:b@970000=b1 r2/f:@992000/DF "
+                        "r2/f:x@984000=x1 r3/f:@984000/DF r3/f:x@983000=x3 r3/f:y@986000=y1");
+}
+
 /* ------------------------------------------------------------------ raw */
 
 static void raw_scan_returns_markers_and_deleted_cells(void **state)
@@ -1012,6 +1095,8 @@ int main(void)
         cmocka_unit_test(min_versions_keeps_expired_cells),
         cmocka_unit_test(time_range_selects_and_counts_versions_inside),
         cmocka_unit_test(keep_deleted_cells_time_travel),
+        cmocka_unit_test(keep_deleted_cells_ttl_reads_as_true),
+        cmocka_unit_test(keep_deleted_cells_ttl_major_compaction),
         cmocka_unit_test(raw_scan_returns_markers_and_deleted_cells),
         cmocka_unit_test(explicit_columns_and_whole_families),
         cmocka_unit_test(explicit_columns_seek_past_long_unwanted_columns),

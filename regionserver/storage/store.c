@@ -86,6 +86,14 @@ static int cmp_file_age(const void *a, const void *b)
     return x->max_seq < y->max_seq ? -1 : x->max_seq > y->max_seq ? 1 : 0;
 }
 
+/* How the store's files use the block cache: the family's BLOCKCACHE and IN_MEMORY. */
+static storefile_open_options open_options(const store *s)
+{
+    return (storefile_open_options){.cache = s->cache,
+                                    .no_data_cache = !s->fam.block_cache,
+                                    .in_memory = s->fam.in_memory};
+}
+
 static bool is_tmp_name(const char *name)
 {
     size_t n = strlen(name);
@@ -110,10 +118,11 @@ static int load_files(store *s)
             rc = fio_unlink(path);
         } else {
             storefile *f = NULL;
+            storefile_open_options oo = open_options(s);
             if (reference_is_name(names[i]))
-                rc = storefile_open_reference(path, s->cache, &f);
+                rc = storefile_open_reference_with(path, &oo, &f);
             else
-                rc = storefile_open(path, s->cache, &f);
+                rc = storefile_open_with(path, &oo, &f);
             if (rc == ST_OK && (rc = files_reserve(s, 1)) == ST_OK)
                 s->files[s->nfiles++] = f;
             else if (f)
@@ -412,8 +421,10 @@ static int write_file(store *s, kv_iter *it, scanner *sc, uint64_t max_seq, bool
         goto done;
     }
     rc = storefile_writer_finish(w, max_seq, major);
-    if (rc == ST_OK)
-        rc = storefile_open(path, s->cache, out);
+    if (rc == ST_OK) {
+        storefile_open_options oo = open_options(s);
+        rc = storefile_open_with(path, &oo, out);
+    }
 done:
     free(path);
     return rc;

@@ -87,8 +87,22 @@ int storefile_writer_finish(storefile_writer *w, uint64_t max_seq, bool major_co
 /* Abandons the file: removes <path>.tmp and frees w. NULL is a no-op. */
 void storefile_writer_abort(storefile_writer *w);
 
+/* How an opened file's data blocks use the block cache (its family's BLOCKCACHE and
+ * IN_MEMORY). The index and bloom sections are read at open and kept with the file
+ * whatever these say (HBase caches index and bloom blocks even for BLOCKCACHE false).
+ * Blocks served from the file's mapping (storefile_set_mmap_reads: uncompressed blocks)
+ * never enter the cache, so neither flag changes how those are read. */
+typedef struct storefile_open_options {
+    blockcache *cache;     /* NULL: none, every data block is read for its reader alone */
+    bool no_data_cache;    /* BLOCKCACHE false: data blocks are never looked up in or
+                            * inserted into the cache; each read decodes its own copy */
+    bool in_memory;        /* IN_MEMORY: data blocks enter with in-memory priority */
+} storefile_open_options;
+
 /* Opens and verifies trailer, file info, index and bloom. cache may be NULL. */
 int storefile_open(const char *path, blockcache *cache, storefile **out);
+/* storefile_open with the cache use o gives (o NULL: no cache). */
+int storefile_open_with(const char *path, const storefile_open_options *o, storefile **out);
 /* Whether files opened from now on map themselves for reads (default on): their
  * uncompressed data blocks are then served from the page cache through the mapping,
  * each checked (CRC, layout, first key) on its first use, without a copy or a block
@@ -106,6 +120,9 @@ void storefile_handle_sigbus(void);
  * (reference_target_path). The reference's errors (ST_CORRUPTION naming it ...) or the
  * referenced file's, with a message naming both paths (ST_NOT_FOUND if it is missing). */
 int storefile_open_reference(const char *ref_path, blockcache *cache, storefile **out);
+/* The same with the referenced file opened with o (storefile_open_with). */
+int storefile_open_reference_with(const char *ref_path, const storefile_open_options *o,
+                                  storefile **out);
 /* Whether f was opened through a reference. */
 bool storefile_is_reference(const storefile *f);
 void storefile_ref(storefile *f);

@@ -32,13 +32,14 @@
 
 /* ---- open ---- */
 
-static int open_target(const char *ref_path, blockcache *cache, storefile **target)
+static int open_target(const char *ref_path, const storefile_open_options *o,
+                       storefile **target)
 {
     char *target_path = NULL;
     int rc = reference_target_path(ref_path, &target_path);
     if (rc != ST_OK)
         return rc;
-    rc = storefile_open(target_path, cache, target);
+    rc = storefile_open_with(target_path, o, target);
     if (rc != ST_OK) {
         LOG_ERROR("reference %s: referenced store file %s cannot be opened: %s", ref_path,
                   target_path, st_errmsg());
@@ -51,12 +52,19 @@ static int open_target(const char *ref_path, blockcache *cache, storefile **targ
 
 int storefile_open_reference(const char *ref_path, blockcache *cache, storefile **out)
 {
+    storefile_open_options o = {.cache = cache};
+    return storefile_open_reference_with(ref_path, &o, out);
+}
+
+int storefile_open_reference_with(const char *ref_path, const storefile_open_options *o,
+                                  storefile **out)
+{
     *out = NULL;
     reference ref = {0};
     storefile *target = NULL;
     int rc = reference_read(ref_path, &ref);
     if (rc == ST_OK)
-        rc = open_target(ref_path, cache, &target);
+        rc = open_target(ref_path, o, &target);
     if (rc != ST_OK) {
         reference_free(&ref);
         return rc;

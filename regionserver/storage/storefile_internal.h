@@ -40,7 +40,8 @@ typedef struct sf_index_entry {
 struct storefile {
     char *path; /* a reference's own path when opened through one */
     fio_file *file; /* NULL for a reference */
-    blockcache *cache; /* may be NULL */
+    blockcache *cache; /* of data blocks; NULL: none (or the family's BLOCKCACHE false) */
+    blockcache_priority cache_priority; /* data blocks' (the family's IN_MEMORY) */
     uint64_t file_id;  /* block cache key part */
     uint32_t version;   /* SF_VERSION_1 or SF_VERSION_2 */
     uint8_t block_type; /* of every data block: BLOCK_TYPE_DATA or BLOCK_TYPE_DATA_V2 */

@@ -7,7 +7,9 @@
  * naming the file and the section. Data blocks are read with one pread of the size
  * the index gives, verified and decoded by block_frame_decode(), checked to start with
  * the first key the index gives for it, and cached under (file id, block offset) with
- * the decoded size as charge.
+ * the decoded size as charge and the priority the open options give (IN_MEMORY); a file
+ * opened without a cache, or with no_data_cache (BLOCKCACHE false), hands each reader a
+ * private copy that its release frees.
  *
  * Lifetime: refs starts at 1 (the opener); iterators take one each. The last
  * storefile_unref() drops the file's blocks from the cache, closes it and, if
@@ -348,6 +350,12 @@ static void storefile_free(storefile *f)
 
 int storefile_open(const char *path, blockcache *cache, storefile **out)
 {
+    storefile_open_options o = {.cache = cache};
+    return storefile_open_with(path, &o, out);
+}
+
+int storefile_open_with(const char *path, const storefile_open_options *o, storefile **out)
+{
     *out = NULL;
     sf_trailer t;
     storefile *f = calloc(1, sizeof(*f));
@@ -365,7 +373,11 @@ int storefile_open(const char *path, blockcache *cache, storefile **out)
     if (rc != ST_OK)
         goto fail;
     map_file(f);
-    f->cache = cache;
+    /* Only data blocks go through the cache: without it a BLOCKCACHE-false file neither
+     * looks blocks up nor inserts them (nor reads ahead, which only fills the cache). */
+    f->cache = o && !o->no_data_cache ? o->cache : NULL;
+    f->cache_priority =
+        o && o->in_memory ? BLOCKCACHE_PRIORITY_IN_MEMORY : BLOCKCACHE_PRIORITY_NORMAL;
     f->file_id = blockcache_new_file_id();
     atomic_init(&f->refs, 1);
     atomic_init(&f->deleted, false);
@@ -522,8 +534,8 @@ static int read_block(storefile *f, uint32_t idx, sf_block **out)
 
 static int cache_block(storefile *f, uint32_t idx, sf_block *b, sf_block_ref *out)
 {
-    out->handle =
-        blockcache_insert(f->cache, f->file_id, f->index[idx].offset, b, b->charge, sf_block_free);
+    out->handle = blockcache_insert_priority(f->cache, f->file_id, f->index[idx].offset, b,
+                                             b->charge, sf_block_free, f->cache_priority);
     if (!out->handle) /* the cache has freed b */
         return st_error(ST_NOMEM, "store file %s: out of memory caching a block", f->path);
     out->blk = &((sf_block *)blockcache_value(out->handle))->blk;

@@ -653,6 +653,42 @@ static void half_through_block_cache(void **state)
     free(cells);
 }
 
+/* The open options reach the referenced file: BLOCKCACHE false neither looks up nor
+ * caches its blocks, IN_MEMORY caches them with in-memory priority. Read with pread:
+ * mapped blocks never enter the cache. */
+static void half_open_options_reach_the_target(void **state)
+{
+    fixture *f = *state;
+    gen_cells();
+    char *target = write_target(f, "0000000000000000000000a1");
+    char *ref = write_ref(f, "0000000000000000000000a1", REFERENCE_TOP, "row123");
+    storefile_set_mmap_reads(false);
+    blockcache *cache = blockcache_new(1 << 20, 0);
+    storefile *h = NULL;
+    storefile_open_options o = {.cache = cache, .no_data_cache = true};
+    assert_int_equal(storefile_open_reference_with(ref, &o, &h), ST_OK);
+    check_half(h, REFERENCE_TOP, "row123");
+    blockcache_stats st;
+    blockcache_get_stats(cache, &st);
+    assert_int_equal(st.inserts + st.hits + st.misses, 0);
+    storefile_unref(h);
+    o = (storefile_open_options){.cache = cache, .in_memory = true};
+    assert_int_equal(storefile_open_reference_with(ref, &o, &h), ST_OK);
+    check_half(h, REFERENCE_TOP, "row123");
+    blockcache_get_stats(cache, &st);
+    assert_true(st.inserts > 0 && st.entries > 0);
+    assert_int_equal(st.memory_entries, st.entries);
+    assert_int_equal(st.memory_usage, st.usage);
+    storefile_unref(h);
+    blockcache_get_stats(cache, &st);
+    assert_int_equal(st.entries, 0);
+    storefile_set_mmap_reads(true);
+    blockcache_free(cache);
+    free(ref);
+    free(target);
+    free(cells);
+}
+
 static void half_info_is_the_referenced_files(void **state)
 {
     fixture *f = *state;
@@ -800,6 +836,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(reads_through_both_halves, setup, teardown),
         cmocka_unit_test_setup_teardown(whole_file_top_reference, setup, teardown),
         cmocka_unit_test_setup_teardown(half_through_block_cache, setup, teardown),
+        cmocka_unit_test_setup_teardown(half_open_options_reach_the_target, setup, teardown),
         cmocka_unit_test_setup_teardown(half_info_is_the_referenced_files, setup, teardown),
         cmocka_unit_test_setup_teardown(mark_deleted_removes_the_reference_only, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_referenced_file_names_both, setup, teardown),

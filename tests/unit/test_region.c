@@ -1,7 +1,8 @@
 /*
  * test_region.c - the region on a real engine: writes and reads across families,
  * flush, compaction, reopen with WAL replay, row atomicity and read-modify-write
- * under concurrency, write blocking on store-file count.
+ * under concurrency, write blocking on store-file count, the families' BLOCKCACHE and
+ * IN_MEMORY in the engine's block cache.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -1025,6 +1026,82 @@ static void empty_major_compaction_keeps_flushed_seq(void **state)
     assert_int_equal(tu_get(f->reg, "g", "a", "q", v, sizeof(v)), 0);
 }
 
+/* Scans the whole region; returns the cells, each checked to hold its row as value. */
+static size_t count_cells(region *r)
+{
+    scan_spec spec;
+    memset(&spec, 0, sizeof(spec));
+    region_scanner *s = NULL;
+    assert_int_equal(region_scanner_open(r, &spec, &s), ST_OK);
+    scan_result res;
+    scan_result_init(&res);
+    size_t n = 0;
+    int rc;
+    while ((rc = region_scanner_next(s, &res)) == 1)
+        for (size_t i = 0; i < res.ncells; i++, n++) {
+            const cell_t *c = &res.cells[i];
+            assert_true(c->value_len > c->row_len);
+            assert_memory_equal(c->value, c->row, c->row_len);
+        }
+    assert_int_equal(rc, 0);
+    scan_result_free(&res);
+    region_scanner_close(s);
+    return n;
+}
+
+/* Writes rows [from, to) of one family with long values (several blocks) and flushes. */
+static void fill_family(fixture *f, const char *fam, int from, int to)
+{
+    char row[32], val[160];
+    for (int i = from; i < to; i++) {
+        snprintf(row, sizeof(row), "row%05d", i);
+        snprintf(val, sizeof(val), "%s-%0120d", row, i);
+        assert_int_equal(tu_put(f->reg, row, fam, "q", val, CELL_LATEST_TIMESTAMP), ST_OK);
+    }
+    assert_int_equal(region_flush(f->reg), ST_OK);
+}
+
+/* Compressed blocks (the mapped path serves only uncompressed ones) of a BLOCKCACHE-false
+ * family are neither looked up in nor inserted into the engine's cache, and every cell is
+ * still read; an IN_MEMORY family's blocks are cached with in-memory priority. */
+static void family_block_cache_attributes(void **state)
+{
+    fixture *f = *state;
+    for (size_t i = 0; i < 2; i++) {
+        f->schema.families[i].compression = COMPRESSION_ZSTD;
+        f->schema.families[i].block_size = 1024;
+    }
+    f->schema.families[0].block_cache = false; /* a */
+    f->schema.families[1].in_memory = true;    /* b */
+    close_engine(f, true);
+    open_engine(f, NULL);
+    blockcache *bc = engine_block_cache(f->eng);
+    blockcache_stats before, st;
+    fill_family(f, "a", 0, 600);
+    blockcache_get_stats(bc, &before);
+    assert_int_equal(count_cells(f->reg), 600);
+    assert_int_equal(count_cells(f->reg), 600);
+    assert_int_equal(tu_get(f->reg, "row00300", "a", "q", (char[160]){0}, 160), 1);
+    blockcache_get_stats(bc, &st);
+    assert_int_equal(st.inserts, before.inserts);
+    assert_int_equal(st.usage, before.usage);
+    assert_int_equal(st.hits + st.misses, before.hits + before.misses); /* no lookup */
+
+    fill_family(f, "b", 0, 600);
+    assert_int_equal(count_cells(f->reg), 1200);
+    blockcache_get_stats(bc, &st);
+    assert_true(st.inserts > before.inserts);
+    assert_true(st.memory_entries > 1); /* b's blocks, all in memory priority */
+    assert_int_equal(st.memory_entries, st.entries);
+    assert_int_equal(st.memory_usage, st.usage);
+    /* a compaction's output is opened with the same options */
+    assert_int_equal(region_compact(f->reg, true), ST_OK);
+    assert_int_equal(count_cells(f->reg), 1200);
+    blockcache_get_stats(bc, &st);
+    assert_true(st.memory_entries > 1);
+    assert_int_equal(st.memory_usage, st.usage);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1059,6 +1136,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(rowcol_bloom_sees_family_deletes, setup, teardown),
         cmocka_unit_test_setup_teardown(keep_deleted_cells_major_compaction_keeps_family_marker,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(family_block_cache_attributes, setup, teardown),
         cmocka_unit_test_setup_teardown(empty_major_compaction_keeps_flushed_seq, setup,
                                         teardown),
     };

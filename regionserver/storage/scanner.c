@@ -108,6 +108,7 @@ struct scanner {
     bool row_left; /* forward: the input may still be inside s->row */
     int pending;   /* enum move owed after handing out a cell */
     int64_t rows;  /* rows returned, for limit */
+    scan_row_counts *counts; /* the spec's, or NULL */
     buf_t row;
     buf_t key; /* scratch seek-key bytes */
     cell_t hint;
@@ -776,6 +777,16 @@ static int fill_row(scanner *s, scan_result *out)
     return 1;
 }
 
+/* HBase's ROWS_SCANNED and ROWS_FILTERED: every row begun, and those skipped by key. */
+static void count_row(scanner *s, bool filtered)
+{
+    if (!s->counts)
+        return;
+    s->counts->scanned++;
+    if (filtered)
+        s->counts->filtered++;
+}
+
 static int next_result(scanner *s, scan_result *out)
 {
     if (s->rowbuf_on)
@@ -795,6 +806,7 @@ static int next_result(scanner *s, scan_result *out)
                 s->ended = true;
                 return rc;
             }
+            count_row(s, rc == 2);
             if (rc == 2)
                 continue;
         }
@@ -802,6 +814,8 @@ static int next_result(scanner *s, scan_result *out)
         int rc = fill_row(s, out);
         if (rc == 1 && !continuing)
             s->rows++;
+        if (rc == 0 && s->counts)
+            s->counts->filtered++; /* nothing of the row was left */
         if (rc != 0)
             return rc;
     }
@@ -909,6 +923,7 @@ static int copy_spec(scanner *s, const scan_spec *spec)
     s->max_ts = spec->max_ts > 0 ? spec->max_ts : INT64_MAX;
     s->all_time = !user || (spec->min_ts == 0 && spec->max_ts == 0);
     s->limit = user && spec->limit > 0 ? spec->limit : 0;
+    s->counts = user ? spec->counts : NULL;
     s->batch = user && spec->batch > 0 ? spec->batch : 0;
     int rc = ST_OK;
     if (buf_set(&s->start, spec->start_row, spec->start_row_len) != ST_OK ||

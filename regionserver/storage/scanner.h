@@ -50,6 +50,14 @@ typedef struct scan_column {
     size_t qualifier_len;
 } scan_column;
 
+/* What a user scanner did (HBase's ServerSideScanMetrics): rows it began, and those of
+ * them that gave no result (skipped by the filter's row key test, dropped by the filter,
+ * or with nothing visible left). A row handed out in parts (batch) counts once. */
+typedef struct scan_row_counts {
+    uint64_t scanned;
+    uint64_t filtered;
+} scan_row_counts;
+
 typedef struct scan_spec {
     const uint8_t *start_row; /* inclusive; empty: from the first row (the last, reversed) */
     size_t start_row_len;
@@ -68,6 +76,7 @@ typedef struct scan_spec {
     scan_mode mode;
     bool cached_only;   /* Get: read only blocks already in memory (block cache, or mapped
                          * and verified); one that is not fails with ST_WOULD_BLOCK */
+    scan_row_counts *counts; /* user scans: counted into it (the caller's; NULL: not) */
 } scan_spec;
 
 /* One result: cells of one row (or a batch-sized part of it), owning their bytes. */

@@ -89,6 +89,45 @@ struct strata_table {
     char *name;
 };
 
+/* ---- operation attributes (op_attrs.c; bounds and checks: common/op_attr.h) ---- */
+
+typedef struct op_attr_entry {
+    char *name; /* NUL-terminated */
+    uint8_t *value;
+    size_t len;
+} op_attr_entry;
+
+/* A builder's attributes, in the order they were first set. */
+typedef struct op_attrs {
+    op_attr_entry *v;
+    size_t n;
+} op_attrs;
+
+/* Sets name to value[0..len) (value NULL: removes name), replacing its value if set.
+ * reserved (may be NULL) names an attribute that always has a place: other names fill at
+ * most OP_ATTR_MAX_COUNT - 1 places while it is not set. ST_OK; ST_INVALID_ARGUMENT (a
+ * bound of op_attr_check, too many names) or ST_NOMEM with st_errmsg() naming the
+ * attribute, and a unchanged. */
+int op_attrs_set(op_attrs *a, const char *name, const void *value, size_t len,
+                 const char *reserved);
+/* The attribute called name, or NULL. */
+const op_attr_entry *op_attrs_find(const op_attrs *a, const char *name);
+/* A deep copy of src into dst (empty before); aborts when out of memory, as builders do. */
+void op_attrs_copy(op_attrs *dst, const op_attrs *src);
+void op_attrs_clear(op_attrs *a);
+/* Bytes the set takes (for the mutator's size accounting). */
+size_t op_attrs_size(const op_attrs *a);
+
+/* A protobuf view of a set (pointing into it): *n and *out for a message's attribute
+ * field; op_attrs_pb_clear frees only what the view allocated. */
+typedef struct op_attrs_pb {
+    Strata__Client__NameBytesPair *pairs;
+    Strata__Client__NameBytesPair **ptrs;
+} op_attrs_pb;
+int op_attrs_pb_build(op_attrs_pb *pb, const op_attrs *a, size_t *n,
+                      Strata__Client__NameBytesPair ***out);
+void op_attrs_pb_clear(op_attrs_pb *pb);
+
 /* ---- builders (mutation.c) ---- */
 
 typedef enum mut_kind { MUT_PUT = 0, MUT_DELETE = 1, MUT_INCREMENT = 2, MUT_APPEND = 3 } mut_kind;
@@ -106,6 +145,7 @@ struct strata_mutation {
     buf_t data;
     mut_cell *cells;
     size_t ncells, cap;
+    op_attrs attrs;
 };
 
 typedef struct get_column {
@@ -113,7 +153,7 @@ typedef struct get_column {
     bool has_qual;
 } get_column;
 
-/* Columns, versions, time range and filter: shared by gets and scans. */
+/* Columns, versions, time range, filter and attributes: shared by gets and scans. */
 typedef struct read_spec {
     buf_t data;
     get_column *cols;
@@ -122,6 +162,7 @@ typedef struct read_spec {
     bool has_range;
     int64_t from, to;
     char *filter;
+    op_attrs attrs;
 } read_spec;
 
 struct strata_get {
@@ -159,6 +200,7 @@ typedef struct mutation_pb {
     Strata__Client__MutationProto msg;
     Strata__Client__Cell *cells;
     Strata__Client__Cell **ptrs;
+    op_attrs_pb attrs;
 } mutation_pb;
 
 typedef struct read_pb {
@@ -170,6 +212,7 @@ typedef struct read_pb {
 typedef struct get_pb {
     Strata__Client__Get msg;
     read_pb rd;
+    op_attrs_pb attrs;
 } get_pb;
 
 int mutation_pb_build(mutation_pb *pb, const strata_mutation_t *m);
@@ -181,6 +224,58 @@ int read_pb_build(read_pb *pb, const read_spec *s, size_t *n_column,
                   Strata__Client__Column ***column, protobuf_c_boolean *has_max_versions,
                   uint32_t *max_versions, Strata__Client__TimeRange **time_range, char **filter);
 void read_pb_clear(read_pb *pb);
+
+/* ---- scan metrics (scan_metrics.c; docs/client.md "Scan metrics") ---- */
+
+/* HBase's ScanMetrics names in alphabetical order (the order strata_scanner_metrics
+ * gives them in). */
+typedef enum scan_metric_id {
+    SM_BYTES_IN_REMOTE_RESULTS = 0,
+    SM_BYTES_IN_RESULTS,
+    SM_MILLIS_BETWEEN_NEXTS,
+    SM_NOT_SERVING_REGION_EXCEPTION,
+    SM_REGIONS_SCANNED,
+    SM_REMOTE_RPC_CALLS,
+    SM_REMOTE_RPC_RETRIES,
+    SM_ROWS_FILTERED,
+    SM_ROWS_SCANNED,
+    SM_RPC_CALLS,
+    SM_RPC_RETRIES,
+    SM_COUNT
+} scan_metric_id;
+
+/* One scanner's metrics; every update is a no-op unless on. */
+typedef struct scan_metrics {
+    bool on;
+    int64_t v[SM_COUNT];
+    uint64_t last_ms; /* the previous RPC for rows (or the scanner's start), clock_mono_ms */
+} scan_metrics;
+
+/* Whether the scan's attributes turn metrics on (OP_ATTR_SCAN_METRICS, a non-zero first
+ * byte). */
+bool scan_metrics_wanted(const op_attrs *a);
+/* Starts counting (when on) from now. */
+void scan_metrics_start(scan_metrics *m, bool on);
+const char *scan_metrics_name(scan_metric_id id);
+/* An RPC for rows is about to go: MILLIS_BETWEEN_NEXTS (time since the previous one). */
+void scan_metrics_before_fetch(scan_metrics *m);
+/* A Scan RPC (open, next or close) to a server, remote or not: RPC_CALLS and
+ * REMOTE_RPC_CALLS. */
+void scan_metrics_call(scan_metrics *m, bool remote);
+/* A Scan RPC failed with status: NOT_SERVING_REGION_EXCEPTION for HBase's
+ * NotServingRegionException and its subclasses (not serving, moved, opening). */
+void scan_metrics_failed(scan_metrics *m, int status);
+/* A call is tried again after a failure at a server: RPC_RETRIES, REMOTE_RPC_RETRIES. */
+void scan_metrics_retry(scan_metrics *m, bool remote);
+/* A region's scan begins: REGIONS_SCANNED. */
+void scan_metrics_region(scan_metrics *m);
+/* An answer: BYTES_IN_RESULTS (HBase's estimate: each cell's KeyValue size plus 4) and
+ * BYTES_IN_REMOTE_RESULTS, and the server's counters (ROWS_SCANNED, ROWS_FILTERED) added. */
+void scan_metrics_response(scan_metrics *m, const Strata__Client__ScanResponse *r, bool remote);
+/* Whether host (a region server's, as the locator gives it) is this machine: a loopback
+ * name or address, the host name, or an address of one of its interfaces. HBase's
+ * ConnectionUtils.isRemote compares with the host name only. */
+bool client_host_is_local(const char *host);
 
 /* ---- results (result.c) ---- */
 

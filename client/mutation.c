@@ -1,7 +1,7 @@
 /*
  * mutation.c - the client's builders: mutations (put, the four deletes, increment and
  * append cells), gets, and the read spec gets and scans share; and their protobuf views
- * (client.proto MutationProto, Get, Column, TimeRange).
+ * (client.proto MutationProto, Get, Column, TimeRange; their attributes: op_attrs.c).
  *
  * A builder keeps its byte strings in one growable buffer and refers to them by offset,
  * so adding never invalidates earlier cells; a protobuf view points into the buffer and
@@ -121,6 +121,7 @@ void strata_mutation_destroy(strata_mutation_t *m)
     buf_free(&m->row);
     buf_free(&m->data);
     free(m->cells);
+    op_attrs_clear(&m->attrs);
     free(m);
 }
 
@@ -159,12 +160,13 @@ strata_mutation_t *mutation_copy(const strata_mutation_t *m)
     if (m->ncells)
         memcpy(c->cells, m->cells, m->ncells * sizeof(*c->cells));
     c->ncells = c->cap = m->ncells;
+    op_attrs_copy(&c->attrs, &m->attrs);
     return c;
 }
 
 size_t mutation_size(const strata_mutation_t *m)
 {
-    return m->row.len + m->data.len + m->ncells * 32 + 64;
+    return m->row.len + m->data.len + m->ncells * 32 + op_attrs_size(&m->attrs) + 64;
 }
 
 static ProtobufCBinaryData bin(const buf_t *b, size_t off, size_t len)
@@ -203,7 +205,10 @@ int mutation_pb_build(mutation_pb *pb, const strata_mutation_t *m)
     }
     pb->msg.n_cell = m->ncells;
     pb->msg.cell = pb->ptrs;
-    return ST_OK;
+    int rc = op_attrs_pb_build(&pb->attrs, &m->attrs, &pb->msg.n_attribute, &pb->msg.attribute);
+    if (rc != ST_OK)
+        mutation_pb_clear(pb);
+    return rc;
 }
 
 void mutation_pb_clear(mutation_pb *pb)
@@ -212,6 +217,7 @@ void mutation_pb_clear(mutation_pb *pb)
     free(pb->ptrs);
     pb->cells = NULL;
     pb->ptrs = NULL;
+    op_attrs_pb_clear(&pb->attrs);
 }
 
 /* ---- read specs and gets ---- */
@@ -221,6 +227,7 @@ void read_spec_clear(read_spec *s)
     buf_free(&s->data);
     free(s->cols);
     free(s->filter);
+    op_attrs_clear(&s->attrs);
     memset(s, 0, sizeof(*s));
 }
 
@@ -236,6 +243,7 @@ int read_spec_copy(read_spec *dst, const read_spec *src)
     dst->filter = src->filter ? strdup(src->filter) : NULL;
     if (src->filter && !dst->filter)
         oom();
+    op_attrs_copy(&dst->attrs, &src->attrs);
     return ST_OK;
 }
 
@@ -349,13 +357,21 @@ void read_pb_clear(read_pb *pb)
 int get_pb_build(get_pb *pb, const strata_get_t *g)
 {
     strata__client__get__init(&pb->msg);
+    memset(&pb->attrs, 0, sizeof(pb->attrs));
     pb->msg.row = bin(&g->row, 0, g->row.len);
-    return read_pb_build(&pb->rd, &g->spec, &pb->msg.n_column, &pb->msg.column,
-                         &pb->msg.has_max_versions, &pb->msg.max_versions, &pb->msg.time_range,
-                         &pb->msg.filter);
+    int rc = read_pb_build(&pb->rd, &g->spec, &pb->msg.n_column, &pb->msg.column,
+                           &pb->msg.has_max_versions, &pb->msg.max_versions,
+                           &pb->msg.time_range, &pb->msg.filter);
+    if (rc == ST_OK)
+        rc = op_attrs_pb_build(&pb->attrs, &g->spec.attrs, &pb->msg.n_attribute,
+                               &pb->msg.attribute);
+    if (rc != ST_OK)
+        get_pb_clear(pb);
+    return rc;
 }
 
 void get_pb_clear(get_pb *pb)
 {
     read_pb_clear(&pb->rd);
+    op_attrs_pb_clear(&pb->attrs);
 }

@@ -25,6 +25,10 @@
  * reversed scan at a region boundary or from the table's end, which takes the locator's
  * list of the table's regions.
  *
+ * Each region's open carries the scan's operation attributes; with scan metrics on
+ * (OP_ATTR_SCAN_METRICS), every Scan RPC, retry, region, answer and server count goes
+ * into sc->metrics (scan_metrics.c), read with strata_scanner_metrics.
+ *
  * Thread-safety: a scanner belongs to one thread at a time.
  */
 #include <stdio.h>
@@ -34,6 +38,7 @@
 #include "client/client_internal.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/op_attr.h"
 #include "common/rpc/rpc_proto.h"
 #include "common/scratch.h"
 #include "common/status.h"
@@ -57,6 +62,10 @@ struct strata_scanner {
     scratch_t resp_mem;
     size_t next_idx;
     buf_t moved; /* the last failed call's RegionMoved hint (client/moved_hint.c) */
+    /* scan metrics (scan_metrics.c) */
+    scan_metrics metrics;
+    bool remote;          /* the current region's server is not on this machine */
+    bool region_counted;  /* the current region is in REGIONS_SCANNED */
 };
 
 /* ---- options ---- */
@@ -77,6 +86,36 @@ void strata_scan_destroy(strata_scan_t *s)
     buf_free(&s->stop);
     read_spec_clear(&s->spec);
     free(s);
+}
+
+void strata_scan_set_attribute(strata_scan_t *s, const char *name, const char *value,
+                               size_t value_len, char **errptr)
+{
+    int rc = op_attrs_set(&s->spec.attrs, name, value, value_len, OP_ATTR_SCAN_METRICS);
+    if (rc != ST_OK)
+        client_set_error(errptr, rc);
+}
+
+const char *strata_scan_attribute(const strata_scan_t *s, const char *name, size_t *len)
+{
+    const op_attr_entry *e = op_attrs_find(&s->spec.attrs, name);
+    if (len)
+        *len = e ? e->len : 0;
+    return e ? (const char *)e->value : NULL;
+}
+
+void strata_scan_set_metrics_enabled(strata_scan_t *s, unsigned char enabled)
+{
+    /* HBase's Bytes.toBytes(boolean); the place is kept free, so this cannot fail */
+    uint8_t b = enabled ? 0xFF : 0x00;
+    int rc = op_attrs_set(&s->spec.attrs, OP_ATTR_SCAN_METRICS, &b, 1, OP_ATTR_SCAN_METRICS);
+    if (rc != ST_OK)
+        LOG_ERROR("scan metrics: %s", st_errmsg()); /* only when out of memory */
+}
+
+unsigned char strata_scan_metrics_enabled(const strata_scan_t *s)
+{
+    return scan_metrics_wanted(&s->spec.attrs);
 }
 
 void strata_scan_set_start(strata_scan_t *s, const char *row, size_t len)
@@ -197,6 +236,7 @@ strata_scanner_t *strata_table_scan(strata_table_t *t, const strata_scan_t *s, c
     read_spec_copy(&sc->opt.spec, &s->spec);
     buf_set(&sc->pos, s->start.data, s->start.len);
     sc->pos_top = s->reversed && s->start.len == 0;
+    scan_metrics_start(&sc->metrics, scan_metrics_wanted(&s->spec.attrs));
     return sc;
 }
 
@@ -213,9 +253,12 @@ static int scan_call(strata_scanner_t *sc, const Strata__Client__ScanRequest *re
     buf_t body = {0}, resp = {0};
     rpc_result res = {0};
     int rc = rpc_proto_pack(&req->base, &body);
-    if (rc == ST_OK)
+    if (rc == ST_OK) {
+        scan_metrics_call(&sc->metrics, sc->remote);
         rc = rpc_client_call_result(sc->c->rpc, sc->addr, "ClientService.Scan", body.data,
                                     body.len, timeout_ms, &res);
+        scan_metrics_failed(&sc->metrics, rc);
+    }
     resp = res.body;
     buf_free(&sc->moved);
     sc->moved = res.hint;
@@ -227,6 +270,8 @@ static int scan_call(strata_scanner_t *sc, const Strata__Client__ScanRequest *re
         if (!sc->resp)
             rc = st_error(ST_PROTOCOL, "client: undecodable Scan response from %s for region %s",
                           sc->addr, sc->reg.encoded_name);
+        else
+            scan_metrics_response(&sc->metrics, sc->resp, sc->remote);
     }
     buf_free(&body);
     buf_free(&resp);
@@ -249,8 +294,10 @@ static int use_region(strata_scanner_t *sc, const locator_region *r)
 {
     locator_region_clear(&sc->reg);
     int rc = locator_region_copy(&sc->reg, r);
-    if (rc == ST_OK)
+    if (rc == ST_OK) {
         snprintf(sc->addr, sizeof(sc->addr), "%s:%u", sc->reg.host, (unsigned)sc->reg.port);
+        sc->remote = sc->metrics.on && !client_host_is_local(sc->reg.host);
+    }
     return rc;
 }
 
@@ -340,13 +387,23 @@ static int open_region(strata_scanner_t *sc, int timeout_ms)
     Strata__Client__RegionSpecifier rs = STRATA__CLIENT__REGION_SPECIFIER__INIT;
     Strata__Client__Scan scan = STRATA__CLIENT__SCAN__INIT;
     read_pb rd;
+    op_attrs_pb at;
     int rc = find_region(sc);
     if (rc != ST_OK)
         return rc;
+    if (!sc->region_counted) {
+        sc->region_counted = true;
+        scan_metrics_region(&sc->metrics);
+    }
     if ((rc =
              read_pb_build(&rd, &sc->opt.spec, &scan.n_column, &scan.column, &scan.has_max_versions,
                            &scan.max_versions, &scan.time_range, &scan.filter)) != ST_OK)
         return rc;
+    if ((rc = op_attrs_pb_build(&at, &sc->opt.spec.attrs, &scan.n_attribute, &scan.attribute)) !=
+        ST_OK) {
+        read_pb_clear(&rd);
+        return rc;
+    }
     clamp_scan(sc, &scan);
     scan.has_raw = sc->opt.raw;
     scan.raw = sc->opt.raw;
@@ -364,6 +421,7 @@ static int open_region(strata_scanner_t *sc, int timeout_ms)
     sc->stream_seen = 0;
     rc = scan_call(sc, &req, timeout_ms);
     read_pb_clear(&rd);
+    op_attrs_pb_clear(&at);
     if (rc == ST_OK)
         take_response(sc);
     return rc;
@@ -394,9 +452,11 @@ static void close_server_scanner(strata_scanner_t *sc)
     req.has_scanner_id = req.has_close_scanner = 1;
     req.scanner_id = sc->scanner_id;
     req.close_scanner = 1;
-    if (rpc_proto_pack(&req.base, &body) == ST_OK)
+    if (rpc_proto_pack(&req.base, &body) == ST_OK) {
+        scan_metrics_call(&sc->metrics, sc->remote);
         rpc_client_call(sc->c->rpc, sc->addr, "ClientService.Scan", body.data, body.len, 1000,
                         &resp);
+    }
     buf_free(&body);
     buf_free(&resp);
     sc->open = false;
@@ -407,6 +467,7 @@ static void advance(strata_scanner_t *sc)
 {
     const locator_region *r = &sc->reg;
     sc->skip_cells = 0;
+    sc->region_counted = false;
     if (!sc->opt.reversed) {
         if (r->end_len == 0)
             sc->done = true;
@@ -432,6 +493,7 @@ static int fill(strata_scanner_t *sc, int timeout_ms)
             advance(sc);
             continue;
         }
+        scan_metrics_before_fetch(&sc->metrics);
         int rc = sc->open ? next_call(sc, timeout_ms) : open_region(sc, timeout_ms);
         if (rc != ST_OK)
             return rc;
@@ -545,6 +607,7 @@ strata_result_t *strata_scanner_next(strata_scanner_t *sc, char **errptr)
              * UnknownScannerException. */
             LOG_DEBUG("scan of %s: server scanner expired; reopening", sc->table);
             reset_after_failure(sc, rc);
+            scan_metrics_retry(&sc->metrics, sc->remote);
             rc = ST_OK;
             continue;
         }
@@ -553,20 +616,35 @@ strata_result_t *strata_scanner_next(strata_scanner_t *sc, char **errptr)
                   retry_attempts(&r));
         char why[512];
         snprintf(why, sizeof(why), "%s", st_errmsg());
+        bool remote = sc->remote; /* where the failed call went */
         reset_after_failure(sc, rc);
         if (scan_moved_retry(sc, &mf, rc, &r)) {
+            scan_metrics_retry(&sc->metrics, remote);
             rc = ST_OK;
             continue;
         }
         note_failure(sc, rc);
         st_error(rc, "%s", why); /* the close may have overwritten it */
         int64_t pause = 0;
-        if ((rc = client_next_pause(&r, rc, 0, &pause)) == ST_OK)
+        if ((rc = client_next_pause(&r, rc, 0, &pause)) == ST_OK) {
+            scan_metrics_retry(&sc->metrics, remote);
             clock_sleep_ms(pause);
+        }
     }
     if (rc != ST_OK)
         client_set_error(errptr, rc);
     return res;
+}
+
+size_t strata_scanner_metrics(const strata_scanner_t *sc, strata_scan_metric *out, size_t cap)
+{
+    if (!sc || !sc->metrics.on)
+        return 0;
+    for (size_t i = 0; out && i < cap && i < SM_COUNT; i++) {
+        out[i].name = scan_metrics_name((scan_metric_id)i);
+        out[i].value = sc->metrics.v[i];
+    }
+    return SM_COUNT;
 }
 
 void strata_scanner_close(strata_scanner_t *sc)

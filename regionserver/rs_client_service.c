@@ -12,6 +12,8 @@
  * Get is registered inline: it is first tried on the RPC I/O thread that read it, reading
  * only what is in memory (memstores, cached or mapped and verified blocks); one that needs
  * the disk answers ST_WOULD_BLOCK there and runs again on a handler.
+ * Every Get and mutation has its operation attributes checked before it runs
+ * (rs_attrs_check): a bad set fails that operation alone, with nothing applied.
  * Thread-safety: handlers run on RPC handler threads (Get also on the I/O thread); all
  * state is per call.
  */
@@ -33,6 +35,10 @@ static int do_get(region *r, const Strata__Client__Get *g, rs_pool *pool,
     scan_result *res = rs_pool_result(pool);
     Strata__Client__Result *pr = rs_pool_alloc(pool, sizeof(*pr));
     int rc = res && pr ? ST_OK : st_error(ST_NOMEM, "out of memory");
+    if (rc == ST_OK &&
+        (rc = rs_attrs_check(r, "Get", g->row.data, g->row.len, g->attribute, g->n_attribute)) !=
+            ST_OK)
+        return rc; /* names the region and row already */
     if (rc == ST_OK)
         rc = rs_spec_from_get(r, g, pool, &spec, &flt);
     spec.cached_only = rpc_server_on_io_thread(); /* no disk reads there: ST_WOULD_BLOCK */
@@ -149,9 +155,11 @@ static int run_batch(region *r, const Strata__Client__RegionAction *ra, rs_pool 
         if (!batched(ra->action[i]))
             continue;
         const Strata__Client__MutationProto *m = ra->action[i]->mutation;
-        int rc = rs_mutation_from_proto(r, m, pool, &ms[nb]);
-        if (rc != ST_OK) {
+        int rc = rs_attrs_check(r, rs_mutation_kind(m), m->row.data, m->row.len, m->attribute,
+                                m->n_attribute);
+        if (rc == ST_OK && (rc = rs_mutation_from_proto(r, m, pool, &ms[nb])) != ST_OK)
             rc = rs_error_ctx(rc, region_get_info(r)->encoded_name, m->row.data, m->row.len);
+        if (rc != ST_OK) {
             if ((rc = finish_action(pool, roes[i], rc, NULL)) != ST_OK)
                 return rc;
             continue;

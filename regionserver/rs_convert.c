@@ -420,7 +420,10 @@ int rs_mutate(region *r, const Strata__Client__MutationProto *m,
     if (result)
         *result = NULL;
     *processed = true;
-    int rc;
+    int rc = rs_attrs_check(r, cond ? "CheckAndMutate" : rs_mutation_kind(m), m->row.data,
+                            m->row.len, m->attribute, m->n_attribute);
+    if (rc != ST_OK)
+        return rc; /* names the region and row already */
     if (cond)
         rc = do_check_and_mutate(r, m, cond, pool, processed);
     else if (m->mutate_type == STRATA__CLIENT__MUTATION_PROTO__MUTATION_TYPE__INCREMENT)

@@ -1,8 +1,8 @@
 /*
  * rs_internal.h - the region server's private parts, shared by rs_server.c (lifecycle),
  * rs_regions.c (the table of online regions), rs_scanners.c (server-side scanners and
- * their leases), rs_client_service.c, rs_admin_service.c, rs_convert.c, rs_cluster.c and
- * rs_http.c (status pages and metrics).
+ * their leases), rs_client_service.c, rs_admin_service.c, rs_convert.c, rs_attrs.c
+ * (operation attributes), rs_cluster.c and rs_http.c (status pages and metrics).
  *
  * Region states (rs_regions.c):
  *
@@ -315,5 +315,16 @@ int rs_mutation_from_proto(region *r, const Strata__Client__MutationProto *m, rs
                            mutation *out);
 /* Appends "(region R, row 'X')" to this thread's error message and returns rc. */
 int rs_error_ctx(int rc, const char *region_name, const uint8_t *row, size_t row_len);
+
+/* ---- operation attributes (rs_attrs.c) ---- */
+
+/* Checks the attributes of operation op ("Get", "Put", "Scan", ...) on r for row (a scan's
+ * start row) before anything of it runs (op_attr_check_set: at most 64, names 1..256
+ * bytes, values up to 64 KiB, each name once) and logs them at debug level. ST_OK, or
+ * ST_INVALID_ARGUMENT naming the operation, the attribute, the region and the row. */
+int rs_attrs_check(region *r, const char *op, const uint8_t *row, size_t row_len,
+                   Strata__Client__NameBytesPair *const *attrs, size_t n);
+/* "Put", "Delete", "Increment" or "Append". */
+const char *rs_mutation_kind(const Strata__Client__MutationProto *m);
 
 #endif

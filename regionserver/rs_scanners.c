@@ -11,6 +11,9 @@
  * unknown-scanner error; the reaper removes tombstones after a lease too.
  * A call marks its scanner busy; the reaper and region close leave a busy scanner alone
  * (close waits for it), and a second concurrent call on it is refused.
+ * The open checks the scan's operation attributes (rs_attrs_check); with
+ * OP_ATTR_SCAN_METRICS true the region scanner counts its rows (scan_spec.counts) and
+ * every response carries what it counted since the previous one (ScanResponse.scan_metrics).
  *
  * Thread-safety: the table is under rs_server.scan_mu (taken before rs_server.mu). A busy
  * scanner's region scanner is used without the lock by the one call that marked it.
@@ -22,6 +25,7 @@
 #include "common/rpc/rpc_proto.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/op_attr.h"
 #include "common/status.h"
 #include "regionserver/rs_internal.h"
 
@@ -40,6 +44,9 @@ struct rs_scanner {
     bool busy;
     uint64_t last_ns;   /* last call, clock_mono_ns */
     uint64_t next_seq;  /* expected next_call_seq */
+    bool metrics;           /* scan metrics asked for (OP_ATTR_SCAN_METRICS) */
+    scan_row_counts counts; /* the region scanner's, with metrics */
+    scan_row_counts sent;   /* what earlier responses reported */
 };
 
 /* ---- table (under scan_mu) ---- */
@@ -254,8 +261,18 @@ static int open_scanner(rs_server *s, Strata__Client__ScanRequest *req, rs_scann
     scan_result_init(&sc->pending);
     int rc = rs_region_acquire_hint(s, req->region->encoded_name, &reg, hint);
     scan_spec spec;
+    const Strata__Client__Scan *q = req->scan;
     if (rc == ST_OK)
-        rc = rs_spec_from_scan(reg->r, req->scan, &sc->pool, &spec, &sc->flt);
+        rc = rs_attrs_check(reg->r, "Scan", q->start_row.data,
+                            q->has_start_row ? q->start_row.len : 0, q->attribute, q->n_attribute);
+    if (rc == ST_OK)
+        rc = rs_spec_from_scan(reg->r, q, &sc->pool, &spec, &sc->flt);
+    if (rc == ST_OK) {
+        const Strata__Client__NameBytesPair *m =
+            op_attr_find(q->attribute, q->n_attribute, OP_ATTR_SCAN_METRICS);
+        sc->metrics = m && m->has_value && op_attr_true(m->value.data, m->value.len);
+        spec.counts = sc->metrics ? &sc->counts : NULL;
+    }
     if (rc == ST_OK)
         rc = region_scanner_open(reg->r, &spec, &sc->rsc);
     if (rc == ST_OK) {
@@ -323,6 +340,33 @@ static int fill(rs_server *s, rs_scanner *sc, uint32_t rows, rs_pool *pool,
     return ST_OK;
 }
 
+/* With scan metrics on: the rows scanned and filtered since the previous response (HBase's
+ * ServerSideScanMetrics, summed by the client), in pool. */
+static int add_metrics(rs_scanner *sc, rs_pool *pool, Strata__Client__ScanResponse *resp)
+{
+    static const char *const names[2] = {"ROWS_SCANNED", "ROWS_FILTERED"};
+    uint64_t now[2] = {sc->counts.scanned, sc->counts.filtered};
+    uint64_t before[2] = {sc->sent.scanned, sc->sent.filtered};
+    Strata__Client__ScanMetrics *m = rs_pool_alloc(pool, sizeof(*m));
+    Strata__Client__NameInt64Pair *pairs = rs_pool_alloc(pool, 2 * sizeof(*pairs));
+    Strata__Client__NameInt64Pair **ptrs = rs_pool_alloc(pool, 2 * sizeof(*ptrs));
+    if (!m || !pairs || !ptrs)
+        return st_error(ST_NOMEM, "out of memory");
+    strata__client__scan_metrics__init(m);
+    for (int i = 0; i < 2; i++) {
+        strata__client__name_int64_pair__init(&pairs[i]);
+        pairs[i].name = (char *)names[i];
+        pairs[i].has_value = 1;
+        pairs[i].value = (int64_t)(now[i] - before[i]);
+        ptrs[i] = &pairs[i];
+    }
+    m->metrics = ptrs;
+    m->n_metrics = 2;
+    resp->scan_metrics = m;
+    sc->sent = sc->counts;
+    return ST_OK;
+}
+
 /* The scanner part of a Scan call: next rows, close. sc is busy; given back here. */
 static int serve(rs_server *s, rs_scanner *sc, const Strata__Client__ScanRequest *req,
                  bool opened, rs_pool *pool, Strata__Client__ScanResponse *resp)
@@ -343,6 +387,8 @@ static int serve(rs_server *s, rs_scanner *sc, const Strata__Client__ScanRequest
     bool close = req->has_close_scanner && req->close_scanner;
     if (rc == ST_OK && !(close && !opened) && rows > 0)
         rc = fill(s, sc, rows, pool, resp, &more);
+    if (rc == ST_OK && sc->metrics)
+        rc = add_metrics(sc, pool, resp);
     resp->has_scanner_id = resp->has_more_results_in_region = resp->has_ttl_ms = 1;
     resp->scanner_id = sc->id;
     resp->ttl_ms = (uint32_t)s->lease_ms;

@@ -71,7 +71,10 @@ static scan_row_counts run(const char *filter_text, bool reversed, int batch, in
     if (filter_text)
         assert_int_equal(filter_parse(filter_text, &flt), ST_OK);
     scan_row_counts counts = {0};
-    scan_spec spec = {.filter = flt, .reversed = reversed, .batch = batch, .limit = limit,
+    scan_spec spec = {.filter = flt,
+                      .reversed = reversed,
+                      .batch = batch,
+                      .limit = limit,
                       .counts = counted ? &counts : NULL};
     scanner *s = NULL;
     assert_int_equal(scanner_new(input(), &fam, 1, &spec, NOW, &s), ST_OK);

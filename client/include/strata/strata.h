@@ -263,6 +263,32 @@ void strata_append_add(strata_mutation_t *m, const char *family, size_t family_l
                        const char *qualifier, size_t qualifier_len, const char *value,
                        size_t value_len);
 
+/* ---- operation attributes ----
+ *
+ * HBase's OperationWithAttributes: a mutation (put, delete, increment, append), a get or a
+ * scan carries name -> bytes pairs to the region server (client.proto NameBytesPair),
+ * in single calls, batches and the buffered mutator alike. Strata has no coprocessors:
+ * a server checks the pairs and logs them at debug level with the request, and acts on
+ * one only, STRATA_SCAN_METRICS_ATTRIBUTE (scan metrics, below).
+ *
+ * Setting a name replaces its value; value NULL removes it (value_len ignored); an empty
+ * value is a value. A set is bounded: at most STRATA_ATTRIBUTE_MAX_COUNT names (a scan
+ * keeps one of the places for STRATA_SCAN_METRICS_ATTRIBUTE), each of 1 to
+ * STRATA_ATTRIBUTE_MAX_NAME bytes, values of at most STRATA_ATTRIBUTE_MAX_VALUE bytes. A
+ * call past a bound fails with STRATA_ERR_INVALID_ARGUMENT naming the attribute
+ * ("invalid argument: operation attribute 'k': its value has 70000 bytes, more than
+ * 65536") and changes nothing; the region servers refuse a set past them the same way
+ * and run nothing of that operation. */
+#define STRATA_ATTRIBUTE_MAX_COUNT 64
+#define STRATA_ATTRIBUTE_MAX_NAME 256
+#define STRATA_ATTRIBUTE_MAX_VALUE 65536
+
+void strata_mutation_set_attribute(strata_mutation_t *m, const char *name, const char *value,
+                                   size_t value_len, char **errptr);
+/* The value of attribute name (borrowed: valid until the attribute changes or the object
+ * goes), or NULL when it is not set; *len gets its length. */
+const char *strata_mutation_attribute(const strata_mutation_t *m, const char *name, size_t *len);
+
 /* ---- gets and results ---- */
 
 strata_get_t *strata_get_create(const char *row, size_t row_len);
@@ -275,6 +301,10 @@ void strata_get_set_max_versions(strata_get_t *g, uint32_t n);
 void strata_get_set_time_range(strata_get_t *g, int64_t from, int64_t to);
 /* HBase's filter language, e.g. "ValueFilter(=, 'binary:x')". */
 void strata_get_set_filter(strata_get_t *g, const char *filter);
+/* Operation attributes of the get (see "operation attributes" above). */
+void strata_get_set_attribute(strata_get_t *g, const char *name, const char *value,
+                              size_t value_len, char **errptr);
+const char *strata_get_attribute(const strata_get_t *g, const char *name, size_t *len);
 
 /* A cell's type: what strata_result_cell_type answers. Only a raw scan
  * (strata_scan_set_raw) returns delete markers; every other read returns puts only. The
@@ -363,6 +393,21 @@ void strata_scan_set_filter(strata_scan_t *s, const char *filter);
  * every stored version up to max_versions, each cell with its strata_result_cell_type.
  * What a major compaction has dropped is gone for raw scans too. Default 0. */
 void strata_scan_set_raw(strata_scan_t *s, unsigned char raw);
+/* Operation attributes of the scan (see "operation attributes" above), sent when each
+ * region's server scanner opens. */
+void strata_scan_set_attribute(strata_scan_t *s, const char *name, const char *value,
+                               size_t value_len, char **errptr);
+const char *strata_scan_attribute(const strata_scan_t *s, const char *name, size_t *len);
+
+/* Scan metrics (HBase's ScanMetrics). A scan whose attribute STRATA_SCAN_METRICS_ATTRIBUTE
+ * has a non-zero first byte has its metrics counted: by the scanner (RPCs, retries,
+ * regions, result bytes, time between RPCs) and by the region servers (rows scanned and
+ * filtered, sent back with each answer). strata_scan_set_metrics_enabled(s, 1) sets it to
+ * the byte 0xFF, as HBase's Scan.setScanMetricsEnabled(true) does (0: the byte 0x00, off).
+ * Default off. */
+#define STRATA_SCAN_METRICS_ATTRIBUTE "scan.attributes.metrics.enable"
+void strata_scan_set_metrics_enabled(strata_scan_t *s, unsigned char enabled);
+unsigned char strata_scan_metrics_enabled(const strata_scan_t *s);
 
 /* Starts a scan over every region of the table in [start, stop); no RPC yet. The scan
  * options are copied. */
@@ -370,6 +415,22 @@ strata_scanner_t *strata_table_scan(strata_table_t *t, const strata_scan_t *s, c
 /* The next row (or part of a row, with batch); NULL at the end or on failure (*errptr
  * tells which). */
 strata_result_t *strata_scanner_next(strata_scanner_t *sc, char **errptr);
+/* One scan metric: HBase's name (static) and its value. */
+typedef struct strata_scan_metric {
+    const char *name;
+    int64_t value;
+} strata_scan_metric;
+
+/* The metrics HBase's ScanMetrics has that Strata counts, in alphabetical order of their
+ * names: BYTES_IN_REMOTE_RESULTS, BYTES_IN_RESULTS, MILLIS_BETWEEN_NEXTS,
+ * NOT_SERVING_REGION_EXCEPTION, REGIONS_SCANNED, REMOTE_RPC_CALLS, REMOTE_RPC_RETRIES,
+ * ROWS_FILTERED, ROWS_SCANNED, RPC_CALLS, RPC_RETRIES (their meaning: docs/client.md,
+ * "Scan metrics"). Later versions may add names; size arrays by the return value. */
+#define STRATA_SCAN_METRICS_COUNT 11
+/* The scanner's metrics so far (at any point of the scan, also after its end): fills
+ * out[0..min(cap, n)) and returns n, the number of metrics; 0 when the scan does not
+ * have metrics enabled. out may be NULL with cap 0 to ask for n. */
+size_t strata_scanner_metrics(const strata_scanner_t *sc, strata_scan_metric *out, size_t cap);
 /* Closes the server-side scanner if one is open. NULL is a no-op. */
 void strata_scanner_close(strata_scanner_t *sc);
 

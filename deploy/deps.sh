@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Strata builds and tests with (as root), when missing.
 set -euo pipefail
-need=(cmake make gcc pkg-config libcmocka-dev libzstd-dev librocksdb-dev libleveldb-dev
+need=(cmake make gcc pkg-config libcmocka-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev
+      librocksdb-dev libleveldb-dev
       libevent-dev libprotobuf-c-dev protobuf-c-compiler redis-server redis-tools
       zookeeper libzookeeper-mt-dev libssl-dev libedit-dev
       clang libclang-rt-14-dev  # tests/fuzz/run.sh: clang's libFuzzer and sanitizers

@@ -49,9 +49,10 @@ static const config_key rs_keys[] = {
     {"regionserver.storefile.mmap", CONFIG_BOOL, "true",
      "serve uncompressed store-file blocks through a read-only mapping (the page cache) "
      "instead of pread and the block cache"},
-    {"regionserver.storefile.format.version", CONFIG_INT, "2",
-     "store file format version written by flushes and compactions: 2 (prefix-compressed "
-     "blocks), or 1 for servers that read only version 1; both are read"},
+    {"regionserver.storefile.format.version", CONFIG_INT, "3",
+     "highest store file format version flushes and compactions write (each file gets the "
+     "lowest that expresses its family's COMPRESSION and DATA_BLOCK_ENCODING): 3 (SNAPPY, "
+     "LZ4, GZ), 2, or 1 for servers that read only version 1; all are read"},
     {"regionserver.wal.roll.size", CONFIG_SIZE, "64m", "the WAL rolls to a new file past this"},
     {"regionserver.wal.async.interval.ms", CONFIG_INT, "1000",
      "how often ASYNC_WAL edits are written and synced"},
@@ -139,8 +140,8 @@ static int read_engine_options(const config *c, rs_server *s)
         rc = int_in(c, "regionserver.flush.threads", 1, 64, &o->flush_threads);
     if (rc == ST_OK)
         rc = int_in(c, "regionserver.compaction.threads", 1, 64, &o->compaction_threads);
-    int version = 2;
-    if (rc == ST_OK && (rc = int_in(c, "regionserver.storefile.format.version", 1, 2, &version)) == ST_OK)
+    int version = 3;
+    if (rc == ST_OK && (rc = int_in(c, "regionserver.storefile.format.version", 1, 3, &version)) == ST_OK)
         o->storefile_version = (uint32_t)version;
     if (rc == ST_OK)
         rc = int_in(c, "regionserver.blocking.store.files", 1, 100000, &o->blocking_store_files);

@@ -1,6 +1,7 @@
 /*
  * block.c - data block builder, reader (binary search over the offsets array) and
- * the on-disk frame (header, CRC32C, optional zstd). Layout: docs/formats/storefile.md.
+ * the on-disk frame (header, CRC32C, the payload compressed by one of block_codec.c's
+ * codecs or not). Layout: docs/formats/storefile.md.
  *
  * Thread-safety: builders have one owner; block_t readers are immutable; the frame
  * functions are pure apart from the caller's zstd context.
@@ -13,9 +14,7 @@
 #include "common/bytes.h"
 #include "common/crc32c.h"
 #include "common/status.h"
-
-/* First output buffer of a zstd block decode; normal blocks (64 KiB) fit at once. */
-#define ZSTD_FIRST_CAP (1u << 20)
+#include "regionserver/storage/block_codec.h"
 
 /* ---- building ---- */
 
@@ -590,34 +589,20 @@ static void seal_header(uint8_t *h)
     be32_put(h + 12, crc);
 }
 
-/* Tries zstd into out after the header; returns the compressed size or 0 if it did
- * not shrink the block (or failed). */
-static size_t try_zstd(const uint8_t *raw, size_t raw_len, ZSTD_CCtx *cctx, int level, uint8_t *dst,
-                       size_t cap)
-{
-    if (!cctx)
-        return 0;
-    size_t n = ZSTD_compressCCtx(cctx, dst, cap, raw, raw_len, level);
-    if (ZSTD_isError(n) || n >= raw_len)
-        return 0;
-    return n;
-}
-
 int block_frame_encode(const uint8_t *raw, size_t raw_len, uint8_t type, int compression,
                        ZSTD_CCtx *cctx, int level, buf_t *out)
 {
     if (raw_len > UINT32_MAX)
         return st_error(ST_INVALID_ARGUMENT, "data block of %zu bytes is too large", raw_len);
-    size_t bound = raw_len;
-    if (compression == BLOCK_COMPRESSION_ZSTD && ZSTD_compressBound(raw_len) > bound)
-        bound = ZSTD_compressBound(raw_len);
+    if (compression < BLOCK_COMPRESSION_NONE || compression > BLOCK_COMPRESSION_LAST)
+        return st_error(ST_INVALID_ARGUMENT, "unknown block compression code %d", compression);
+    size_t bound = block_codec_bound(compression, raw_len);
     if (buf_reserve(out, BLOCK_HEADER_LEN + bound) != ST_OK)
         return ST_NOMEM;
     uint8_t *h = out->data + out->len;
-    size_t stored = 0;
-    if (compression == BLOCK_COMPRESSION_ZSTD)
-        stored = try_zstd(raw, raw_len, cctx, level, h + BLOCK_HEADER_LEN, bound);
-    int code = stored ? BLOCK_COMPRESSION_ZSTD : BLOCK_COMPRESSION_NONE;
+    size_t stored = block_codec_compress(compression, raw, raw_len, cctx, level,
+                                         h + BLOCK_HEADER_LEN, bound);
+    int code = stored ? compression : BLOCK_COMPRESSION_NONE;
     if (!stored) {
         stored = raw_len;
         memcpy(h + BLOCK_HEADER_LEN, raw, raw_len);
@@ -628,7 +613,7 @@ int block_frame_encode(const uint8_t *raw, size_t raw_len, uint8_t type, int com
     return ST_OK;
 }
 
-static int check_header(const uint8_t *h, size_t n, const char **why)
+static int check_header(const uint8_t *h, size_t n, int max_compression, const char **why)
 {
     *why = NULL;
     if (n < BLOCK_HEADER_LEN)
@@ -640,75 +625,28 @@ static int check_header(const uint8_t *h, size_t n, const char **why)
     else if (crc32c_extend(crc32c_extend(0, h, 12), h + BLOCK_HEADER_LEN, n - BLOCK_HEADER_LEN) !=
              be32_get(h + 12))
         *why = "checksum mismatch";
-    else if (h[1] != BLOCK_COMPRESSION_NONE && h[1] != BLOCK_COMPRESSION_ZSTD)
+    else if (h[1] > BLOCK_COMPRESSION_LAST)
         *why = "unknown compression code";
+    else if (h[1] > max_compression)
+        *why = "compression code not allowed in the file's version";
     else if (h[1] == BLOCK_COMPRESSION_NONE && be32_get(h + 4) != be32_get(h + 8))
         *why = "raw length disagrees with stored length";
     return *why ? ST_CORRUPTION : ST_OK;
 }
 
-/* Grows *dst (capacity *cap) toward limit, doubling; false if out of memory. */
-static bool grow(uint8_t **dst, size_t *cap, size_t limit)
-{
-    size_t want = *cap > limit / 2 ? limit : *cap * 2;
-    uint8_t *p = realloc(*dst, want);
-    if (!p)
-        return false;
-    *dst = p;
-    *cap = want;
-    return true;
-}
-
-/* Decompresses the one zstd frame of [src, src+n), which must decode to exactly rlen
- * bytes, into *out (malloc'd). The output buffer starts at up to ZSTD_FIRST_CAP bytes
- * and grows as bytes come out, so a raw length that the frame does not back with data
- * (a damaged header whose CRC still matches) never allocates more than the frame yields.
- * ST_CORRUPTION with *why, or ST_NOMEM. */
-static int zstd_decode(const uint8_t *src, size_t n, size_t rlen, uint8_t **out, const char **why)
-{
-    static const char mismatch[] = "zstd payload does not decode to its raw length";
-    size_t limit = rlen + 1, cap = limit < ZSTD_FIRST_CAP ? limit : ZSTD_FIRST_CAP;
-    uint8_t *dst = malloc(cap);
-    ZSTD_DCtx *d = ZSTD_createDCtx();
-    int rc = dst && d ? ST_OK : ST_NOMEM;
-    ZSTD_inBuffer in = {src, n, 0};
-    ZSTD_outBuffer o = {dst, cap, 0};
-    size_t left = 1; /* ZSTD_decompressStream's hint: 0 once the frame is complete */
-    while (rc == ST_OK && left != 0) {
-        left = ZSTD_decompressStream(d, &o, &in);
-        if (ZSTD_isError(left) || o.pos > rlen ||
-            (left != 0 && in.pos == in.size && o.pos < o.size))
-            rc = ST_CORRUPTION; /* bad data, too much output, or a frame cut short */
-        else if (left != 0 && o.pos == o.size && !grow(&dst, &cap, limit))
-            rc = ST_NOMEM;
-        o.dst = dst;
-        o.size = cap;
-    }
-    if (rc == ST_OK && (o.pos != rlen || in.pos != n))
-        rc = ST_CORRUPTION; /* too little output, or bytes after the frame */
-    ZSTD_freeDCtx(d);
-    if (rc != ST_OK) {
-        free(dst);
-        *why = rc == ST_CORRUPTION ? mismatch : NULL;
-        return rc;
-    }
-    *out = dst;
-    return ST_OK;
-}
-
-int block_frame_open(const uint8_t *stored, size_t n, const uint8_t **raw, size_t *raw_len,
-                     uint8_t **decoded, const char **why)
+int block_frame_open(const uint8_t *stored, size_t n, int max_compression, const uint8_t **raw,
+                     size_t *raw_len, uint8_t **decoded, const char **why)
 {
     *raw = NULL;
     *raw_len = 0;
     *decoded = NULL;
-    int rc = check_header(stored, n, why);
+    int rc = check_header(stored, n, max_compression, why);
     if (rc != ST_OK)
         return rc;
     size_t rlen = be32_get(stored + 8);
     const uint8_t *payload = stored + BLOCK_HEADER_LEN;
-    if (stored[1] == BLOCK_COMPRESSION_ZSTD) {
-        rc = zstd_decode(payload, n - BLOCK_HEADER_LEN, rlen, decoded, why);
+    if (stored[1] != BLOCK_COMPRESSION_NONE) {
+        rc = block_codec_decode(stored[1], payload, n - BLOCK_HEADER_LEN, rlen, decoded, why);
         if (rc != ST_OK)
             return rc;
         payload = *decoded;
@@ -718,27 +656,23 @@ int block_frame_open(const uint8_t *stored, size_t n, const uint8_t **raw, size_
     return ST_OK;
 }
 
-int block_frame_decode(const uint8_t *stored, size_t n, uint8_t **raw, size_t *raw_len,
-                       const char **why)
+int block_frame_decode(const uint8_t *stored, size_t n, int max_compression, uint8_t **raw,
+                       size_t *raw_len, const char **why)
 {
     *raw = NULL;
     *raw_len = 0;
-    int rc = check_header(stored, n, why);
+    const uint8_t *view = NULL;
+    uint8_t *decoded = NULL;
+    size_t rlen = 0;
+    int rc = block_frame_open(stored, n, max_compression, &view, &rlen, &decoded, why);
     if (rc != ST_OK)
         return rc;
-    size_t rlen = be32_get(stored + 8);
-    const uint8_t *payload = stored + BLOCK_HEADER_LEN;
-    uint8_t *dst = NULL;
-    if (stored[1] == BLOCK_COMPRESSION_ZSTD) {
-        rc = zstd_decode(payload, n - BLOCK_HEADER_LEN, rlen, &dst, why);
-        if (rc != ST_OK)
-            return rc;
-    } else {
-        if (!(dst = malloc(rlen ? rlen : 1)))
+    if (!decoded) { /* uncompressed: copy the payload */
+        if (!(decoded = malloc(rlen ? rlen : 1)))
             return ST_NOMEM;
-        memcpy(dst, payload, rlen);
+        memcpy(decoded, view, rlen);
     }
-    *raw = dst;
+    *raw = decoded;
     *raw_len = rlen;
     return ST_OK;
 }

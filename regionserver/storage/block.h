@@ -7,9 +7,10 @@
  * one, with the whole key at a restart point every 16 cells: a seek binary searches
  * the restarts and steps through at most 16 entries. A block_cursor reads either. On disk a
  * block is a 16-byte header (type, compression, stored and decoded lengths, CRC32C)
- * and the payload, zstd-compressed when that makes it smaller.
- * Byte layout: docs/formats/storefile.md ("Data block"). The constants below are
- * on-disk values and are never renumbered.
+ * and the payload, compressed (zstd; from version 3 also Snappy, LZ4 or gzip:
+ * block_codec.h) when that makes it smaller.
+ * Byte layout: docs/formats/storefile.md ("Data block", "Version 3"). The constants below
+ * are on-disk values and are never renumbered.
  *
  * Thread-safety: a block_builder has one owner; a block_t is read-only after
  * block_init() and may be shared by any number of threads.
@@ -26,11 +27,15 @@
 #include "common/buf.h"
 #include "common/cell.h"
 
-#define BLOCK_TYPE_DATA 1    /* version-1 files: whole cells and an offset per cell */
-#define BLOCK_TYPE_DATA_V2 2 /* version-2 files: prefix-compressed keys, restart points */
+#define BLOCK_TYPE_DATA 1    /* version 1 (and 3): whole cells and an offset per cell */
+#define BLOCK_TYPE_DATA_V2 2 /* version 2 (and 3): prefix-compressed keys, restart points */
 #define BLOCK_HEADER_LEN 16
-#define BLOCK_COMPRESSION_NONE 0 /* = COMPRESSION_NONE */
-#define BLOCK_COMPRESSION_ZSTD 1 /* = COMPRESSION_ZSTD */
+#define BLOCK_COMPRESSION_NONE 0   /* = COMPRESSION_NONE */
+#define BLOCK_COMPRESSION_ZSTD 1   /* = COMPRESSION_ZSTD; the last code of versions 1, 2 */
+#define BLOCK_COMPRESSION_SNAPPY 2 /* = COMPRESSION_SNAPPY; version 3 */
+#define BLOCK_COMPRESSION_LZ4 3    /* = COMPRESSION_LZ4; version 3 */
+#define BLOCK_COMPRESSION_GZ 4     /* = COMPRESSION_GZ; version 3 */
+#define BLOCK_COMPRESSION_LAST BLOCK_COMPRESSION_GZ
 #define BLOCK_RESTART_INTERVAL 16 /* type 2: entries per restart point */
 #define BLOCK_V2_FOOTER_LEN 12    /* type 2: r, max_key, n */
 
@@ -123,23 +128,25 @@ bool block_cursor_seek_for_prev(block_cursor *c, const cell_t *key);
 /* ---- the on-disk frame ---- */
 
 /* Appends header + payload for the decoded block raw (of block type `type`) to out.
- * compression is
- * BLOCK_COMPRESSION_*; with ZSTD, cctx and level are used and the block is stored
- * uncompressed if zstd does not shrink it. ST_NOMEM / ST_INTERNAL on failure. */
+ * compression is BLOCK_COMPRESSION_* (any code 0..LAST: the caller keeps to its file's
+ * version); with ZSTD, cctx and level are used. A block the codec does not shrink is
+ * stored uncompressed (code 0). ST_INVALID_ARGUMENT for an unknown code or a block of
+ * 4 GiB or more, ST_NOMEM. */
 int block_frame_encode(const uint8_t *raw, size_t raw_len, uint8_t type, int compression,
                        ZSTD_CCtx *cctx, int level, buf_t *out);
 /* Verifies a whole stored block (header + payload, n bytes; block type 1 or 2, which the
- * caller checks against its file: stored[0]) and returns its decoded
- * bytes in *raw (malloc'd, caller frees) and their length. A zstd payload must be one
- * frame that decodes to exactly the header's raw length; its output buffer grows as the
- * frame yields bytes, so a raw length the frame does not back costs no memory. On
- * ST_CORRUPTION *why says what failed; ST_NOMEM if out of memory. */
-int block_frame_decode(const uint8_t *stored, size_t n, uint8_t **raw, size_t *raw_len,
-                       const char **why);
+ * caller checks against its file: stored[0]) whose compression code may be at most
+ * max_compression (BLOCK_COMPRESSION_ZSTD in version-1 and -2 files, _LAST in version 3)
+ * and returns its decoded bytes in *raw (malloc'd, caller frees) and their length. A
+ * compressed payload must decode to exactly the header's raw length (block_codec_decode:
+ * a raw length the payload does not back costs no memory). On ST_CORRUPTION *why says
+ * what failed; ST_NOMEM if out of memory. */
+int block_frame_decode(const uint8_t *stored, size_t n, int max_compression, uint8_t **raw,
+                       size_t *raw_len, const char **why);
 /* The same checks without a copy: an uncompressed payload is returned in place
- * (*raw points into stored, *decoded = NULL); a zstd payload is decoded into *decoded
- * (malloc'd, caller frees) and *raw = *decoded. */
-int block_frame_open(const uint8_t *stored, size_t n, const uint8_t **raw, size_t *raw_len,
-                     uint8_t **decoded, const char **why);
+ * (*raw points into stored, *decoded = NULL); a compressed payload is decoded into
+ * *decoded (malloc'd, caller frees) and *raw = *decoded. */
+int block_frame_open(const uint8_t *stored, size_t n, int max_compression, const uint8_t **raw,
+                     size_t *raw_len, uint8_t **decoded, const char **why);
 
 #endif

@@ -210,7 +210,7 @@ int engine_open(const engine_options *o, engine **out)
         goto fail;
     }
     storefile_set_mmap_reads(e->opts.mmap_reads); /* process-wide: files opened from now */
-    if (e->opts.storefile_version && (rc = storefile_set_write_version(e->opts.storefile_version)) != ST_OK)
+    if (e->opts.storefile_version && (rc = storefile_set_max_version(e->opts.storefile_version)) != ST_OK)
         goto fail;
     if (e->opts.mmap_reads)
         storefile_handle_sigbus();

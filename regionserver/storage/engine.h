@@ -29,7 +29,7 @@ typedef struct engine_options {
                                       * blocks keep from normal ones (blockcache.h), in
                                       * (0, 1]; 0: the default, 0.25 */
     bool mmap_reads;                /* storefile_set_mmap_reads at open; default true */
-    uint32_t storefile_version;     /* storefile_set_write_version at open; 0: 2 */
+    uint32_t storefile_version;     /* storefile_set_max_version at open (1..3); 0: 3 */
     uint64_t wal_roll_size;         /* default 64 MiB */
     int async_wal_interval_ms;      /* default 1000 */
     uint64_t global_memstore_limit; /* writes block above it; default 1 GiB */

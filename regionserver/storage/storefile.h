@@ -3,9 +3,11 @@
  * compaction and read by scanners.
  *
  * Layout (docs/formats/storefile.md): data blocks of about block_size bytes, each
- * with a CRC32C and optionally zstd-compressed; a block index; a bloom filter (ROW
- * or ROWCOL, ~1% false positives); file info (max sequence id, time range, entry
- * count, first/last key ...); a fixed trailer with magic and version.
+ * with a CRC32C and optionally compressed (zstd, Snappy, LZ4 or gzip); a block index; a
+ * bloom filter (ROW or ROWCOL, ~1% false positives); file info (max sequence id, time
+ * range, entry count, first/last key ...); a fixed trailer with magic and version. A
+ * writer writes the lowest format version that expresses its codec and block type, up
+ * to a cap (storefile_set_max_version).
  *
  * Writing: cells must be added in strictly increasing cell_compare() order. The
  * file is written to "<path>.tmp", fsynced, renamed to <path>, and the directory
@@ -46,14 +48,27 @@ typedef enum compression_type {
     COMPRESSION_GZ = 4,
 } compression_type;
 #define COMPRESSION_LAST COMPRESSION_GZ
+/* Data block forms: the on-disk block types (= BLOCK_TYPE_DATA, BLOCK_TYPE_DATA_V2 of
+ * block.h). Never renumber. */
+typedef enum storefile_block_type {
+    STOREFILE_BLOCKS_DEFAULT = 0, /* options only: STOREFILE_BLOCKS_PREFIX */
+    STOREFILE_BLOCKS_PLAIN = 1,   /* whole cells and an offset per cell */
+    STOREFILE_BLOCKS_PREFIX = 2,  /* keys sharing prefixes, restart points */
+} storefile_block_type;
 
+/* Which version a file gets (docs/formats/storefile.md, "Which version a writer
+ * writes"): SNAPPY, LZ4 and GZ need version 3; otherwise PLAIN blocks are version 1 and
+ * PREFIX blocks version 2. A codec that needs more than max_version fails
+ * storefile_writer_open (ST_INVALID_ARGUMENT); PREFIX blocks under a max_version of 1
+ * are written PLAIN. */
 typedef struct storefile_options {
     uint32_t block_size;          /* target uncompressed data block size; 0 means 65536 */
     compression_type compression; /* per data block */
     bloom_type bloom;
-    int zstd_level; /* 0 means 3 */
-    uint32_t version; /* format version written: 1, 2 (prefix-compressed blocks), or 0:
-                       * storefile_set_write_version's (default 2) */
+    storefile_block_type block_type;
+    int zstd_level;       /* 0 means 3 */
+    uint32_t max_version; /* highest format version allowed (1..3); 0: the process-wide
+                           * storefile_set_max_version (default 3) */
 } storefile_options;
 
 typedef struct storefile_info {
@@ -66,6 +81,8 @@ typedef struct storefile_info {
     uint32_t block_count;
     bloom_type bloom;
     compression_type compression;
+    uint32_t version;                 /* format version (1..3) */
+    storefile_block_type block_type;  /* of every data block (PLAIN or PREFIX) */
     bool major_compacted;  /* written by a major compaction */
     cell_t first;          /* first and last cells (views owned by the storefile) */
     cell_t last;
@@ -109,9 +126,13 @@ int storefile_open_with(const char *path, const storefile_open_options *o, store
  * cache entry; compressed blocks still go through the block cache. Off: every block
  * is read with pread. */
 void storefile_set_mmap_reads(bool on);
-/* Process-wide: the format version writers use when their options say 0 (1 or 2;
- * default 2). ST_INVALID_ARGUMENT for any other. */
-int storefile_set_write_version(uint32_t version);
+/* Process-wide: the highest format version writers may use when their options say 0
+ * (1, 2 or 3; default 3: regionserver.storefile.format.version). ST_INVALID_ARGUMENT for
+ * any other. */
+int storefile_set_max_version(uint32_t version);
+/* The HBase name of a compression code ("NONE", "ZSTD", "SNAPPY", "LZ4", "GZ"), or
+ * "UNKNOWN". */
+const char *storefile_compression_name(compression_type c);
 /* Installs, unless SIGBUS already has a handler, one that reports a mapped read the
  * kernel could not satisfy (a disk error, a file truncated underneath) by naming the
  * store file and offset on stderr before the signal ends the process. */

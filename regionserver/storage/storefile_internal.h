@@ -20,14 +20,16 @@
 
 #define SF_MAGIC "STRATASF" /* 8 bytes, at trailer offset 52 */
 #define SF_MAGIC_LEN 8
-#define SF_VERSION_1 1 /* data blocks of type 1 */
-#define SF_VERSION_2 2 /* data blocks of type 2 (prefix-compressed keys) */
-#define SF_VERSION_DEFAULT SF_VERSION_2
+#define SF_VERSION_1 1 /* data blocks of type 1; codes NONE and ZSTD */
+#define SF_VERSION_2 2 /* data blocks of type 2 (prefix-compressed keys); NONE and ZSTD */
+#define SF_VERSION_3 3 /* either type (file info byte 47); codes NONE..GZ */
+#define SF_VERSION_MAX_DEFAULT SF_VERSION_3 /* regionserver.storefile.format.version */
 #define SF_TRAILER_LEN 64
 #define SF_TRAILER_CRC_OFF 48
 #define SF_TRAILER_MAGIC_OFF 52
 #define SF_TRAILER_VERSION_OFF 60
 #define SF_INFO_FIXED_LEN 48 /* file info bytes before first_len */
+#define SF_INFO_BLOCK_TYPE_OFF 47 /* version 3: the data block type; before: reserved (0) */
 #define SF_INFO_FLAG_MAJOR 0x01
 #define SF_SECTION_CRC_LEN 4
 
@@ -43,8 +45,9 @@ struct storefile {
     blockcache *cache; /* of data blocks; NULL: none (or the family's BLOCKCACHE false) */
     blockcache_priority cache_priority; /* data blocks' (the family's IN_MEMORY) */
     uint64_t file_id;  /* block cache key part */
-    uint32_t version;   /* SF_VERSION_1 or SF_VERSION_2 */
+    uint32_t version;   /* SF_VERSION_1, _2 or _3 */
     uint8_t block_type; /* of every data block: BLOCK_TYPE_DATA or BLOCK_TYPE_DATA_V2 */
+    uint8_t max_compression; /* highest block code the version allows (BLOCK_COMPRESSION_*) */
     atomic_int refs;
     atomic_bool deleted;
     storefile_info info; /* first/last view into info_buf */
@@ -69,7 +72,7 @@ struct storefile {
 
 /* A decoded data block as cached (the cache value). */
 typedef struct sf_block {
-    uint8_t *decoded; /* the zstd-decoded bytes, or NULL: blk views the stored bytes */
+    uint8_t *decoded; /* the decompressed bytes, or NULL: blk views the stored bytes */
     block_t blk;
     size_t charge;
     /* the stored block (header + payload) follows when decoded is NULL */

@@ -2,10 +2,10 @@
  * storefile_reader.c - opens a store file (docs/formats/storefile.md), verifies its
  * trailer, file info, index and bloom, and serves data blocks through the block cache.
  *
- * storefile_open: trailer (magic, CRC, version, section bounds) -> file info ->
+ * storefile_open: trailer (magic, CRC, version 1..3, section bounds) -> file info ->
  * index (blocks tile the data region) -> bloom. Each check failing is ST_CORRUPTION
  * naming the file and the section. Data blocks are read with one pread of the size
- * the index gives, verified and decoded by block_frame_decode(), checked to start with
+ * the index gives, verified and decoded by block_frame_open(), checked to start with
  * the first key the index gives for it, and cached under (file id, block offset) with
  * the decoded size as charge and the priority the open options give (IN_MEMORY); a file
  * opened without a cache, or with no_data_cache (BLOCKCACHE false), hands each reader a
@@ -47,6 +47,17 @@ static int corrupt(const storefile *f, const char *section, const char *why)
 
 /* ---- trailer ---- */
 
+/* What the version fixes: the block codes allowed, and the block type (version 3: the
+ * file info's, parse_info). */
+static void set_version(storefile *f, uint32_t version)
+{
+    f->version = version;
+    f->info.version = version;
+    f->max_compression = version >= SF_VERSION_3 ? BLOCK_COMPRESSION_LAST
+                                                 : BLOCK_COMPRESSION_ZSTD;
+    f->block_type = version == SF_VERSION_1 ? BLOCK_TYPE_DATA : BLOCK_TYPE_DATA_V2;
+}
+
 static int check_bounds(const storefile *f, const sf_trailer *t, uint64_t trailer_off)
 {
     uint64_t end = t->off[0];
@@ -83,10 +94,9 @@ static int read_trailer(storefile *f, sf_trailer *t)
     if (crc != be32_get(b + SF_TRAILER_CRC_OFF))
         return corrupt(f, "trailer", "checksum mismatch");
     uint32_t version = be32_get(b + SF_TRAILER_VERSION_OFF);
-    if (version != SF_VERSION_1 && version != SF_VERSION_2)
+    if (version < SF_VERSION_1 || version > SF_VERSION_3)
         return st_error(ST_UNSUPPORTED, "store file %s: unsupported version %u", f->path, version);
-    f->version = version;
-    f->block_type = version == SF_VERSION_1 ? BLOCK_TYPE_DATA : BLOCK_TYPE_DATA_V2;
+    set_version(f, version);
     for (int i = 0; i < 3; i++) {
         t->off[i] = be64_get(b + 16 * i);
         t->size[i] = be64_get(b + 16 * i + 8);
@@ -148,8 +158,14 @@ static int parse_info(storefile *f, const uint8_t *p, size_t n)
     in->bloom = (bloom_type)p[44];
     in->compression = (compression_type)p[45];
     in->major_compacted = p[46] & SF_INFO_FLAG_MAJOR;
-    if (p[44] > BLOOM_ROWCOL || p[45] > COMPRESSION_ZSTD || (p[46] & ~SF_INFO_FLAG_MAJOR))
+    if (p[44] > BLOOM_ROWCOL || p[45] > f->max_compression || (p[46] & ~SF_INFO_FLAG_MAJOR))
         return corrupt(f, "file info", "unknown bloom type, compression or flag");
+    uint8_t type = p[SF_INFO_BLOCK_TYPE_OFF]; /* version 3 only; reserved before */
+    if (f->version >= SF_VERSION_3 && type != BLOCK_TYPE_DATA && type != BLOCK_TYPE_DATA_V2)
+        return corrupt(f, "file info", "unknown data block type");
+    if (f->version >= SF_VERSION_3)
+        f->block_type = type;
+    in->block_type = (storefile_block_type)f->block_type;
     if ((in->entries == 0) != (in->block_count == 0) || in->delete_count > in->entries)
         return corrupt(f, "file info", "inconsistent counts");
     size_t pos = SF_INFO_FIXED_LEN;
@@ -456,6 +472,13 @@ static void sf_block_free(void *v)
     free(b);
 }
 
+/* Why a block of another type than f's is corrupt. */
+static const char *wrong_type(const storefile *f)
+{
+    return f->version >= SF_VERSION_3 ? "block type does not match the file info's block type"
+                                      : "block type does not match the file's version";
+}
+
 /* Whether the block's first cell has the key its index entry gives: seeks choose blocks
  * by those keys, so a block that starts elsewhere would make them miss cells. */
 static bool first_matches_index(const block_t *blk, const sf_index_entry *e)
@@ -466,7 +489,7 @@ static bool first_matches_index(const block_t *blk, const sf_index_entry *e)
 }
 
 /* *bp holds the stored bytes of block idx after its struct: verifies and decodes them
- * (in place when uncompressed; a zstd block's struct is shrunk to itself) and checks
+ * (in place when uncompressed; a compressed block's struct is shrunk to itself) and checks
  * the first cell against the index. On failure *why (ST_CORRUPTION) says what. */
 static int finish_block(storefile *f, uint32_t idx, sf_block **bp, const char **why)
 {
@@ -476,11 +499,12 @@ static int finish_block(storefile *f, uint32_t idx, sf_block **bp, const char **
     size_t raw_len = 0;
     b->decoded = NULL;
     const uint8_t *stored = (const uint8_t *)(b + 1);
-    int rc = block_frame_open(stored, e->size, &raw, &raw_len, &b->decoded, why);
+    int rc = block_frame_open(stored, e->size, f->max_compression, &raw, &raw_len, &b->decoded,
+                              why);
     if (rc != ST_OK)
         return rc;
     if (stored[0] != f->block_type)
-        return (*why = "block type does not match the file's version", ST_CORRUPTION);
+        return (*why = wrong_type(f), ST_CORRUPTION);
     if (b->decoded) {
         sf_block *small = realloc(b, sizeof(*b)); /* the stored copy is no longer needed */
         if (small)
@@ -629,12 +653,12 @@ static int mapped_block(storefile *f, uint32_t idx, sf_block_ref *out)
     uint8_t *decoded = NULL;
     size_t raw_len = 0;
     const char *why = NULL;
-    int rc = block_frame_open(h, e->size, &raw, &raw_len, &decoded, &why);
+    int rc = block_frame_open(h, e->size, f->max_compression, &raw, &raw_len, &decoded, &why);
     free(decoded); /* none for an uncompressed block */
     if (rc == ST_OK && decoded)
         rc = (why = "compression code changed under the mapping", ST_CORRUPTION);
     if (rc == ST_OK && h[0] != f->block_type)
-        rc = (why = "block type does not match the file's version", ST_CORRUPTION);
+        rc = (why = wrong_type(f), ST_CORRUPTION);
     if (rc == ST_OK && (rc = block_init(&out->view, f->block_type, raw, raw_len)) == ST_CORRUPTION)
         why = "malformed block contents";
     if (rc == ST_OK && !first_matches_index(&out->view, e))

@@ -9,6 +9,10 @@
  * removes the .tmp file (and <path> if the rename had happened), so an error or a
  * crash leaves no file or a whole one at <path>.
  *
+ * The file's version is the lowest that expresses its codec and block type, under the
+ * cap of its options or storefile_set_max_version (docs/formats/storefile.md, "Which
+ * version a writer writes"); storefile_writer_open refuses a codec the cap rules out.
+ *
  * States: OPEN (storefile_writer_open) --add--> OPEN --finish/abort--> freed.
  * An I/O error during add is sticky: later adds and finish return it.
  * Thread-safety: a writer is used by one thread.
@@ -32,7 +36,9 @@ struct storefile_writer {
     char *path;
     char *tmp_path;
     fio_file *file;
-    storefile_options opt;
+    storefile_options opt; /* normalized: no zeros left */
+    uint32_t version;      /* the file's format version */
+    uint8_t block_type;    /* of every data block: BLOCK_TYPE_DATA or BLOCK_TYPE_DATA_V2 */
     ZSTD_CCtx *cctx;
     block_builder bb;
     buf_t block_first; /* key-only encoding of the open block's first cell */
@@ -53,17 +59,24 @@ struct storefile_writer {
 
 /* ---- open ---- */
 
-static _Atomic uint32_t write_version = SF_VERSION_DEFAULT;
+static _Atomic uint32_t max_version = SF_VERSION_MAX_DEFAULT;
 
-int storefile_set_write_version(uint32_t version)
+int storefile_set_max_version(uint32_t version)
 {
-    if (version != SF_VERSION_1 && version != SF_VERSION_2)
-        return st_error(ST_INVALID_ARGUMENT, "unknown store file format version %u (1 or 2)",
+    if (version < SF_VERSION_1 || version > SF_VERSION_3)
+        return st_error(ST_INVALID_ARGUMENT, "unknown store file format version %u (1, 2 or 3)",
                         version);
-    atomic_store(&write_version, version);
+    atomic_store(&max_version, version);
     return ST_OK;
 }
 
+const char *storefile_compression_name(compression_type c)
+{
+    static const char *const names[] = {"NONE", "ZSTD", "SNAPPY", "LZ4", "GZ"};
+    return (unsigned)c <= COMPRESSION_LAST ? names[c] : "UNKNOWN";
+}
+
+/* Fills n from o (NULL: all defaults) and checks it; ST_INVALID_ARGUMENT naming path. */
 static int normalize_options(const char *path, const storefile_options *o, storefile_options *n)
 {
     *n = o ? *o : (storefile_options){0};
@@ -71,20 +84,52 @@ static int normalize_options(const char *path, const storefile_options *o, store
         n->block_size = DEFAULT_BLOCK_SIZE;
     if (n->zstd_level == 0)
         n->zstd_level = DEFAULT_ZSTD_LEVEL;
-    if (n->version == 0)
-        n->version = atomic_load(&write_version);
-    if (n->version != SF_VERSION_1 && n->version != SF_VERSION_2)
-        return st_error(ST_INVALID_ARGUMENT, "store file %s: unknown format version %u (1 or 2)",
-                        path, n->version);
+    if (n->max_version == 0)
+        n->max_version = atomic_load(&max_version);
+    if (n->block_type == STOREFILE_BLOCKS_DEFAULT)
+        n->block_type = STOREFILE_BLOCKS_PREFIX;
+    if (n->max_version < SF_VERSION_1 || n->max_version > SF_VERSION_3)
+        return st_error(ST_INVALID_ARGUMENT,
+                        "store file %s: unknown format version %u (1, 2 or 3)", path,
+                        n->max_version);
     if (n->block_size > INT32_MAX)
         return st_error(ST_INVALID_ARGUMENT, "store file %s: block size %u too large", path,
                         n->block_size);
-    if (n->compression != COMPRESSION_NONE && n->compression != COMPRESSION_ZSTD)
+    if ((unsigned)n->compression > COMPRESSION_LAST)
         return st_error(ST_INVALID_ARGUMENT, "store file %s: unknown compression %d", path,
                         (int)n->compression);
+    if (n->block_type != STOREFILE_BLOCKS_PLAIN && n->block_type != STOREFILE_BLOCKS_PREFIX)
+        return st_error(ST_INVALID_ARGUMENT, "store file %s: unknown data block type %d", path,
+                        (int)n->block_type);
     if (n->bloom != BLOOM_NONE && n->bloom != BLOOM_ROW && n->bloom != BLOOM_ROWCOL)
         return st_error(ST_INVALID_ARGUMENT, "store file %s: unknown bloom type %d", path,
                         (int)n->bloom);
+    return ST_OK;
+}
+
+/* Sets w's version and block type from its normalized options: the lowest version that
+ * expresses them (SNAPPY, LZ4, GZ: 3; else PLAIN blocks 1, PREFIX blocks 2). Over the cap,
+ * PREFIX blocks fall back to PLAIN (a version-1 file for a downgrade); a codec the cap
+ * rules out is ST_INVALID_ARGUMENT naming the file, the codec and the setting. */
+static int choose_version(storefile_writer *w)
+{
+    const storefile_options *o = &w->opt;
+    bool prefix = o->block_type == STOREFILE_BLOCKS_PREFIX;
+    uint32_t need = o->compression > COMPRESSION_ZSTD ? SF_VERSION_3
+                    : prefix                          ? SF_VERSION_2
+                                                      : SF_VERSION_1;
+    if (need > o->max_version && o->compression > COMPRESSION_ZSTD)
+        return st_error(ST_INVALID_ARGUMENT,
+                        "store file %s: compression %s needs store file format version %u, but "
+                        "regionserver.storefile.format.version allows at most %u",
+                        w->path, storefile_compression_name(o->compression), need,
+                        o->max_version);
+    if (need > o->max_version) {
+        need = SF_VERSION_1;
+        prefix = false;
+    }
+    w->version = need;
+    w->block_type = prefix ? BLOCK_TYPE_DATA_V2 : BLOCK_TYPE_DATA;
     return ST_OK;
 }
 
@@ -105,23 +150,16 @@ static void writer_free(storefile_writer *w)
     free(w);
 }
 
-static uint8_t block_type(const storefile_writer *w)
+/* Allocates w's .tmp name and zstd context; ST_NOMEM on failure. */
+static int writer_alloc(storefile_writer *w)
 {
-    return w->opt.version == SF_VERSION_1 ? BLOCK_TYPE_DATA : BLOCK_TYPE_DATA_V2;
-}
-
-/* Allocates w's names and zstd context; ST_NOMEM on failure. */
-static int writer_alloc(storefile_writer *w, const char *path)
-{
-    if (!(w->path = strdup(path)))
-        return ST_NOMEM;
-    if (asprintf(&w->tmp_path, "%s.tmp", path) < 0) {
+    if (asprintf(&w->tmp_path, "%s.tmp", w->path) < 0) {
         w->tmp_path = NULL;
         return ST_NOMEM;
     }
     if (w->opt.compression == COMPRESSION_ZSTD && !(w->cctx = ZSTD_createCCtx()))
         return ST_NOMEM;
-    block_builder_init_type(&w->bb, block_type(w));
+    block_builder_init_type(&w->bb, w->block_type);
     return ST_OK;
 }
 
@@ -130,7 +168,11 @@ int storefile_writer_open(const char *path, const storefile_options *o, storefil
     *out = NULL;
     storefile_writer *w = calloc(1, sizeof(*w));
     int rc = w ? normalize_options(path, o, &w->opt) : ST_NOMEM;
-    if (rc == ST_OK && writer_alloc(w, path) != ST_OK)
+    if (rc == ST_OK && !(w->path = strdup(path)))
+        rc = ST_NOMEM;
+    if (rc == ST_OK)
+        rc = choose_version(w);
+    if (rc == ST_OK && writer_alloc(w) != ST_OK)
         rc = ST_NOMEM;
     if (rc == ST_NOMEM)
         st_error(rc, "store file %s: out of memory opening the writer", path);
@@ -172,7 +214,7 @@ static int flush_block(storefile_writer *w)
     buf_reset(&w->frame);
     int rc = block_builder_finish(&w->bb, &w->raw);
     if (rc == ST_OK)
-        rc = block_frame_encode(w->raw.data, w->raw.len, block_type(w), (int)w->opt.compression,
+        rc = block_frame_encode(w->raw.data, w->raw.len, w->block_type, (int)w->opt.compression,
                                 w->cctx, w->opt.zstd_level, &w->frame);
     if (rc == ST_OK && (buf_append_be64(&w->index, w->offset) != ST_OK ||
                         buf_append_be32(&w->index, (uint32_t)w->frame.len) != ST_OK ||
@@ -332,6 +374,7 @@ static int write_info(storefile_writer *w, uint64_t max_seq, bool major, uint64_
     fixed[44] = (uint8_t)w->opt.bloom;
     fixed[45] = (uint8_t)w->opt.compression;
     fixed[46] = major ? SF_INFO_FLAG_MAJOR : 0;
+    fixed[SF_INFO_BLOCK_TYPE_OFF] = w->version >= SF_VERSION_3 ? w->block_type : 0;
     buf_reset(&w->frame);
     if (buf_append(&w->frame, fixed, sizeof(fixed)) != ST_OK ||
         buf_append_be32(&w->frame, (uint32_t)w->first_cell.len) != ST_OK ||
@@ -352,7 +395,7 @@ static int write_trailer(storefile_writer *w, const uint64_t sizes[3])
         off += sizes[i];
     }
     memcpy(t + SF_TRAILER_MAGIC_OFF, SF_MAGIC, SF_MAGIC_LEN);
-    be32_put(t + SF_TRAILER_VERSION_OFF, w->opt.version);
+    be32_put(t + SF_TRAILER_VERSION_OFF, w->version);
     uint32_t crc = crc32c_extend(0, t, SF_TRAILER_CRC_OFF);
     crc = crc32c_extend(crc, t + SF_TRAILER_MAGIC_OFF, SF_TRAILER_LEN - SF_TRAILER_MAGIC_OFF);
     be32_put(t + SF_TRAILER_CRC_OFF, crc);

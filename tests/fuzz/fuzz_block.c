@@ -1,19 +1,20 @@
 /*
  * fuzz_block.c - fuzz target for the store file's data blocks and bloom section
- * (regionserver/storage/block.c, bloom.c; docs/formats/storefile.md "Data block",
- * "Bloom section"): the input is decoded as an on-disk block frame
- * (block_frame_decode; again with its stored length and CRC repaired, fuzz_repair.h, so
- * mutations reach the decompression), as a decoded block of either type (block_init,
- * then every cell through a block_cursor and seeks to each), and as a bloom section
- * (bloom_parse, then probes).
+ * (regionserver/storage/block.c, bloom.c; docs/formats/storefile.md "Data block", "Bloom section"):
+ * the input is decoded as an on-disk block frame (block_frame_decode; again with its stored length
+ * and CRC repaired, fuzz_repair.h, so mutations reach the decompression), as a decoded block of
+ * either type (block_init, then every cell through a block_cursor and seeks to each), and as a
+ * bloom section (bloom_parse, then probes).
  *
- * It asserts: a frame decodes to ST_OK or ST_CORRUPTION with a reason, and a decoded
- * frame re-encodes (uncompressed and with zstd) to a frame that decodes to the same
- * bytes; a block that block_init accepts (type 1 or type 2) is rebuilt by a block_builder
- * of its type from its cells to exactly the input bytes (both layouts are canonical), and
- * when its cells are strictly increasing, the cursor's seek and seek_for_prev find each
- * cell at its own position; seek results stay in range for any block; a bloom built from hashes taken from the input answers "maybe" for each of
- * them after bloom_parse. Memory errors, leaks and undefined behaviour are caught by the
+ * It asserts: a frame decodes to ST_OK or ST_CORRUPTION with a reason (any code of version 3
+ * allowed; a code of version 3 is refused where only versions 1 and 2's are, and a frame decodes
+ * the same either way otherwise), and a decoded frame re-encodes with every codec (none, zstd,
+ * Snappy, LZ4, gzip) to a frame of that code or of code 0 that decodes to the same bytes; a block
+ * that block_init accepts (type 1 or type 2) is rebuilt by a block_builder of its type from its
+ * cells to exactly the input bytes (both layouts are canonical), and when its cells are strictly
+ * increasing, the cursor's seek and seek_for_prev find each cell at its own position; seek results
+ * stay in range for any block; a bloom built from hashes taken from the input answers "maybe" for
+ * each of them after bloom_parse. Memory errors, leaks and undefined behaviour are caught by the
  * sanitizers.
  */
 #include <stdbool.h>
@@ -35,7 +36,7 @@
 
 static void check_reencode(ZSTD_CCtx *cctx, const uint8_t *raw, size_t raw_len)
 {
-    for (int compression = BLOCK_COMPRESSION_NONE; compression <= BLOCK_COMPRESSION_ZSTD;
+    for (int compression = BLOCK_COMPRESSION_NONE; compression <= BLOCK_COMPRESSION_LAST;
          compression++) {
         buf_t frame = {0};
         uint8_t *back = NULL;
@@ -44,7 +45,10 @@ static void check_reencode(ZSTD_CCtx *cctx, const uint8_t *raw, size_t raw_len)
         FUZZ_CHECK(block_frame_encode(raw, raw_len, BLOCK_TYPE_DATA_V2, compression, cctx, 1,
                                       &frame) == ST_OK,
                    "encode of %zu bytes", raw_len);
-        int rc = block_frame_decode(frame.data, frame.len, &back, &back_len, &why);
+        FUZZ_CHECK(frame.data[1] == compression || frame.data[1] == BLOCK_COMPRESSION_NONE,
+                   "codec %d encoded with code %u", compression, frame.data[1]);
+        int rc = block_frame_decode(frame.data, frame.len, BLOCK_COMPRESSION_LAST, &back,
+                                    &back_len, &why);
         FUZZ_CHECK(rc == ST_OK, "re-encoded frame does not decode: %s", why ? why : "?");
         FUZZ_CHECK(back_len == raw_len && (raw_len == 0 || memcmp(back, raw, raw_len) == 0),
                    "re-encoded frame decodes to other bytes");
@@ -55,12 +59,28 @@ static void check_reencode(ZSTD_CCtx *cctx, const uint8_t *raw, size_t raw_len)
 
 static void check_block_type(uint8_t type, const uint8_t *data, size_t size);
 
+/* The frame decoded as in a version-1 or -2 file (codes 0 and 1 only): the same answer
+ * as with every code allowed (rc) for those codes, corruption for the others. */
+static void check_old_versions(const uint8_t *data, size_t size, int rc)
+{
+    uint8_t *raw = NULL;
+    size_t raw_len = 0;
+    const char *why = NULL;
+    int old = block_frame_decode(data, size, BLOCK_COMPRESSION_ZSTD, &raw, &raw_len, &why);
+    free(raw);
+    if (rc == ST_OK && data[1] > BLOCK_COMPRESSION_ZSTD)
+        FUZZ_CHECK(old == ST_CORRUPTION, "code %u accepted in a version-2 file", data[1]);
+    else
+        FUZZ_CHECK(old == rc, "version 2 decodes %d, version 3 %d", old, rc);
+}
+
 static void check_frame(ZSTD_CCtx *cctx, const uint8_t *data, size_t size)
 {
     uint8_t *raw = NULL;
     size_t raw_len = 0;
     const char *why = NULL;
-    int rc = block_frame_decode(data, size, &raw, &raw_len, &why);
+    int rc = block_frame_decode(data, size, BLOCK_COMPRESSION_LAST, &raw, &raw_len, &why);
+    check_old_versions(data, size, rc);
     if (rc != ST_OK) {
         FUZZ_CHECK(rc == ST_CORRUPTION && why != NULL && raw == NULL, "frame: %d", rc);
         return;

@@ -253,6 +253,30 @@ static void split_seeds(void)
 
 /* ---------------------------------------------------------------- store files */
 
+/* Sets a store file trailer's version and re-seals its CRC. */
+static void set_version(uint8_t *t, uint32_t version)
+{
+    be32_put(t + 60, version);
+    uint32_t crc = crc32c_extend(0, t, 48);
+    be32_put(t + 48, crc32c_extend(crc, t + 52, 12));
+}
+
+/* Re-seals the CRC of the data block whose header is at h. */
+static void reseal_block(uint8_t *h)
+{
+    uint32_t stored = be32_get(h + 4);
+    be32_put(h + 12, crc32c_extend(crc32c_extend(0, h, 12), h + BLOCK_HEADER_LEN, stored));
+}
+
+/* Re-seals the file info section's CRC of the store file in b. */
+static void reseal_info(buf_t *b)
+{
+    const uint8_t *t = b->data + b->len - 64;
+    uint8_t *info = b->data + be64_get(t + 32);
+    size_t body = (size_t)be64_get(t + 40) - 4;
+    be32_put(info + body, crc32c_value(info, body));
+}
+
 static void write_storefile(const char *name, const storefile_options *o, int ncells)
 {
     char *path = join(scratch, name);
@@ -280,7 +304,8 @@ static void storefile_seeds(void)
     /* The worked example of docs/formats/storefile.md. */
     char *path = join(scratch, "doc-example");
     storefile_writer *w = NULL;
-    storefile_options o = {.bloom = BLOOM_ROW, .version = 1}; /* the page's example is version 1 */
+    /* the page's example is version 1: PLAIN blocks, no codec */
+    storefile_options o = {.bloom = BLOOM_ROW, .block_type = STOREFILE_BLOCKS_PLAIN};
     check(storefile_writer_open(path, &o, &w), "storefile_writer_open");
     cell_t c = mk("r1", "cf", "q", "v", 1000, CELL_TYPE_PUT);
     c.seq = 7;
@@ -301,13 +326,34 @@ static void storefile_seeds(void)
                     16);
     /* version-1 files (whole cells per block) are still read */
     write_storefile("v1-blocks-none-row",
-                    &(storefile_options){.block_size = 200, .bloom = BLOOM_ROW, .version = 1}, 16);
+                    &(storefile_options){.block_size = 200, .bloom = BLOOM_ROW, .max_version = 1},
+                    16);
     write_storefile("v1-blocks-zstd-rowcol",
                     &(storefile_options){.block_size = 256,
                                          .compression = COMPRESSION_ZSTD,
                                          .bloom = BLOOM_ROWCOL,
-                                         .version = 1},
+                                         .max_version = 1},
                     40);
+    /* version 3: Snappy, LZ4 and gzip blocks of either type */
+    write_storefile("v3-blocks-snappy-row",
+                    &(storefile_options){
+                        .block_size = 200, .compression = COMPRESSION_SNAPPY, .bloom = BLOOM_ROW},
+                    24);
+    write_storefile("v3-blocks-lz4-plain-rowcol",
+                    &(storefile_options){.block_size = 256,
+                                         .compression = COMPRESSION_LZ4,
+                                         .bloom = BLOOM_ROWCOL,
+                                         .block_type = STOREFILE_BLOCKS_PLAIN},
+                    40);
+    write_storefile("v3-blocks-gz-row",
+                    &(storefile_options){
+                        .block_size = 256, .compression = COMPRESSION_GZ, .bloom = BLOOM_ROW},
+                    24);
+    write_storefile("v3-blocks-gz-plain",
+                    &(storefile_options){.block_size = 200,
+                                         .compression = COMPRESSION_GZ,
+                                         .block_type = STOREFILE_BLOCKS_PLAIN},
+                    16);
 
     /* Near-valid variants of blocks-none-row. */
     path = join(scratch, "blocks-none-row");
@@ -321,14 +367,34 @@ static void storefile_seeds(void)
     seed_buf("storefile", "truncated-trailer", &b);
     b.len = full;
     uint8_t *t = b.data + full - 64;
-    be32_put(t + 60, 3);
-    uint32_t crc = crc32c_extend(0, t, 48);
-    be32_put(t + 48, crc32c_extend(crc, t + 52, 12));
+    set_version(t, 4);
+    seed_buf("storefile", "version-4", &b);
+    set_version(t, 3); /* a version-2 file relabelled 3: its file info's block type is 0 */
     seed_buf("storefile", "version-3", &b);
-    be32_put(t + 60, 1); /* type-2 blocks in a file that says version 1 */
-    crc = crc32c_extend(0, t, 48);
-    be32_put(t + 48, crc32c_extend(crc, t + 52, 12));
+    set_version(t, 1); /* type-2 blocks in a file that says version 1 */
     seed_buf("storefile", "version-1-with-type-2-blocks", &b);
+    set_version(t, 2);
+    uint8_t code = b.data[1];
+    b.data[1] = COMPRESSION_SNAPPY; /* a code of version 3 in a version-2 block */
+    reseal_block(b.data);
+    seed_buf("storefile", "v2-block-code-2", &b);
+    b.data[1] = code;
+    reseal_block(b.data);
+    buf_free(&b);
+
+    /* Near-valid variants of version-3 files. */
+    path = join(scratch, "v3-blocks-lz4-plain-rowcol");
+    read_file(path, &b);
+    free(path);
+    uint8_t *info = b.data + be64_get(b.data + b.len - 64 + 32);
+    info[47] = 2; /* the file info says type 2; the blocks are type 1 */
+    reseal_info(&b);
+    seed_buf("storefile", "v3-info-type-disagrees", &b);
+    info[47] = 1;
+    reseal_info(&b);
+    b.data[1] = COMPRESSION_LAST + 1; /* an unknown code */
+    reseal_block(b.data);
+    seed_buf("storefile", "v3-block-code-5", &b);
     buf_free(&b);
 }
 
@@ -389,6 +455,8 @@ static void block_seeds(void)
     check(block_builder_finish(&bb, &raw), "finish");
     block_builder_free(&bb);
     seed_buf("block", "decoded-block", &raw);
+    buf_t v1 = {0};
+    check(buf_set(&v1, raw.data, raw.len), "copy");
     check(block_frame_encode(raw.data, raw.len, BLOCK_TYPE_DATA, BLOCK_COMPRESSION_NONE, NULL, 0, &frame), "frame");
     seed_buf("block", "frame-none", &frame);
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
@@ -419,6 +487,26 @@ static void block_seeds(void)
           "frame");
     seed_buf("block", "frame-v2-zstd", &frame);
     ZSTD_freeCCtx(cctx);
+    /* version 3's codecs, over the type-2 block and the type-1 one */
+    static const char *const codec_names[] = {"", "", "snappy", "lz4", "gz"};
+    for (int c = BLOCK_COMPRESSION_SNAPPY; c <= BLOCK_COMPRESSION_LAST; c++) {
+        char name[32];
+        frame.len = 0;
+        check(block_frame_encode(raw.data, raw.len, BLOCK_TYPE_DATA_V2, c, NULL, 0, &frame),
+              "frame");
+        if (frame.data[1] != c)
+            die("a codec did not shrink the seed block");
+        snprintf(name, sizeof(name), "frame-v2-%s", codec_names[c]);
+        seed_buf("block", name, &frame);
+        frame.len = 0;
+        check(block_frame_encode(v1.data, v1.len, BLOCK_TYPE_DATA, c, NULL, 0, &frame), "frame");
+        snprintf(name, sizeof(name), "frame-%s", codec_names[c]);
+        seed_buf("block", name, &frame);
+    }
+    frame.data[1] = BLOCK_COMPRESSION_LAST + 1; /* an unknown code, CRC intact */
+    reseal_block(frame.data);
+    seed_buf("block", "frame-code-5", &frame);
+    buf_free(&v1);
 
     uint64_t hashes[6];
     for (int i = 0; i < 6; i++)

@@ -8,8 +8,11 @@
  * them, bloom checks of their rows and columns, and the mid row.
  *
  * It asserts: open returns ST_OK, ST_CORRUPTION or ST_UNSUPPORTED and a failure's message
- * names the file; both opens agree; an iterator ends with ST_OK or ST_CORRUPTION, a
- * corruption message names the file and the block offset, and no cell is handed over
+ * names the file; both opens agree; an opened file is of version 1, 2 or 3 with the block
+ * type and compression code its version allows (1: type 1, 2: type 2, each with codes
+ * 0..1; 3: either type, codes 0..4: Snappy, LZ4 and gzip blocks are decoded); an
+ * iterator ends with ST_OK or ST_CORRUPTION, a corruption message names the file and
+ * the block offset, and no cell is handed over
  * from a block that fails; both full reads hand over the same cells (cache or not);
  * every cell handed over lies inside the file's bytes; when the cells read are in
  * strictly increasing order, a seek to each lands on it exactly. Any memory error,
@@ -166,6 +169,19 @@ static void point_reads(storefile *f, const read_result *r)
     buf_free(&mid);
 }
 
+/* What an opened file's version allows (docs/formats/storefile.md). */
+static void check_version(const storefile_info *in)
+{
+    bool plain = in->block_type == STOREFILE_BLOCKS_PLAIN;
+    FUZZ_CHECK(plain || in->block_type == STOREFILE_BLOCKS_PREFIX, "block type %d",
+               (int)in->block_type);
+    FUZZ_CHECK((in->version == 1 && plain) || (in->version == 2 && !plain) || in->version == 3,
+               "version %u with block type %d", in->version, (int)in->block_type);
+    unsigned last = in->version == 3 ? COMPRESSION_LAST : COMPRESSION_ZSTD;
+    FUZZ_CHECK((unsigned)in->compression <= last, "version %u with compression %d", in->version,
+               (int)in->compression);
+}
+
 /* Writes data as the store file path and checks opening and reading it. */
 static void check_file(const char *path, blockcache *cache, const uint8_t *data, size_t size)
 {
@@ -186,6 +202,7 @@ static void check_file(const char *path, blockcache *cache, const uint8_t *data,
     const storefile_info *info = storefile_get_info(cached);
     FUZZ_CHECK(info->file_size == size, "file size %llu of %zu",
                (unsigned long long)info->file_size, size);
+    check_version(info);
     read_result a = {0}, b = {0};
     read_all(cached, true, &a);
     read_all(plain, false, &b);

@@ -1,9 +1,10 @@
 /*
- * test_block.c - data blocks: builder/reader round trip, binary-search seek and
- * seek_for_prev at every key and between keys, the on-disk frame (zstd or not,
- * CRC), and corrupt_* layouts the reader must refuse; type 2 (prefix-compressed keys):
- * the cursor over both types, the format page's worked example, odd keys, and the
- * layouts (and non-canonical forms) its checks refuse.
+ * test_block.c - data blocks: builder/reader round trip, binary-search seek and seek_for_prev at
+ * every key and between keys, the on-disk frame (every codec: none, zstd, Snappy, LZ4, gzip; CRC;
+ * payloads damaged behind a valid CRC; raw lengths the payload does not back), and corrupt_*
+ * layouts the reader must refuse; type 2 (prefix-compressed keys): the cursor over both types, the
+ * format page's worked example, odd keys, and the layouts (and non-canonical forms) its checks
+ * refuse.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -155,26 +156,75 @@ static void single_cell_block(void **state)
     buf_free(&raw);
 }
 
-/* Frame round trip; returns the compression code the header recorded. */
-static int frame_roundtrip(const buf_t *raw, int compression)
+/* ---- the on-disk frame ---- */
+
+static const char *const CODEC_NAMES[] = {"none", "zstd", "snappy", "LZ4", "gzip"};
+
+/* A block of `type` holding the first n cells. */
+static void build_typed(uint8_t type, buf_t *out, size_t n)
+{
+    block_builder b;
+    block_builder_init_type(&b, type);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(block_builder_add(&b, &cells[i].c), ST_OK);
+    assert_int_equal(block_builder_finish(&b, out), ST_OK);
+    block_builder_free(&b);
+}
+
+static void encode(const buf_t *raw, uint8_t type, int compression, buf_t *stored)
+{
+    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    buf_reset(stored);
+    assert_int_equal(block_frame_encode(raw->data, raw->len, type, compression, cctx, 3, stored),
+                     ST_OK);
+    ZSTD_freeCCtx(cctx);
+}
+
+/* Frame round trip of a block of `type` (through block_frame_decode and block_frame_open);
+ * returns the compression code the header recorded. A code of version 3 is refused
+ * where only versions 1 and 2's codes are allowed. */
+static int frame_roundtrip_type(const buf_t *raw, uint8_t type, int compression)
 {
     buf_t stored = {0};
-    ZSTD_CCtx *cctx = ZSTD_createCCtx();
-    assert_int_equal(block_frame_encode(raw->data, raw->len, BLOCK_TYPE_DATA, compression, cctx, 3, &stored), ST_OK);
-    assert_int_equal(stored.data[0], BLOCK_TYPE_DATA);
+    encode(raw, type, compression, &stored);
+    assert_int_equal(stored.data[0], type);
     assert_int_equal(be32_get(stored.data + 4) + BLOCK_HEADER_LEN, stored.len);
     assert_int_equal(be32_get(stored.data + 8), raw->len);
-    uint8_t *dec = NULL;
+    uint8_t *dec = NULL, *decoded = NULL;
+    const uint8_t *view = NULL;
     size_t dec_len = 0;
     const char *why = NULL;
-    assert_int_equal(block_frame_decode(stored.data, stored.len, &dec, &dec_len, &why), ST_OK);
+    assert_int_equal(block_frame_decode(stored.data, stored.len, BLOCK_COMPRESSION_LAST, &dec,
+                                        &dec_len, &why),
+                     ST_OK);
     assert_int_equal(dec_len, raw->len);
     assert_memory_equal(dec, raw->data, raw->len);
-    int code = stored.data[1];
     free(dec);
-    ZSTD_freeCCtx(cctx);
+    assert_int_equal(block_frame_open(stored.data, stored.len, BLOCK_COMPRESSION_LAST, &view,
+                                      &dec_len, &decoded, &why),
+                     ST_OK);
+    assert_int_equal(dec_len, raw->len);
+    assert_memory_equal(view, raw->data, raw->len);
+    assert_true((decoded != NULL) == (stored.data[1] != BLOCK_COMPRESSION_NONE));
+    free(decoded);
+    int code = stored.data[1];
+    int rc = block_frame_decode(stored.data, stored.len, BLOCK_COMPRESSION_ZSTD, &dec, &dec_len,
+                                &why);
+    if (code > BLOCK_COMPRESSION_ZSTD) {
+        assert_int_equal(rc, ST_CORRUPTION);
+        assert_null(dec);
+        assert_string_equal(why, "compression code not allowed in the file's version");
+    } else {
+        assert_int_equal(rc, ST_OK);
+        free(dec);
+    }
     buf_free(&stored);
     return code;
+}
+
+static int frame_roundtrip(const buf_t *raw, int compression)
+{
+    return frame_roundtrip_type(raw, BLOCK_TYPE_DATA, compression);
 }
 
 static void frame_none_and_zstd(void **state)
@@ -187,7 +237,21 @@ static void frame_none_and_zstd(void **state)
     buf_free(&raw);
 }
 
-static void frame_zstd_incompressible_stored_raw(void **state)
+/* Every codec over blocks of both types: compressible blocks keep the codec's code. */
+static void frame_every_codec_both_types(void **state)
+{
+    buf_t raw = {0};
+    for (uint8_t type = BLOCK_TYPE_DATA; type <= BLOCK_TYPE_DATA_V2; type++) {
+        build_typed(type, &raw, NCELLS);
+        for (int c = BLOCK_COMPRESSION_NONE; c <= BLOCK_COMPRESSION_LAST; c++)
+            assert_int_equal(frame_roundtrip_type(&raw, type, c), c);
+    }
+    buf_free(&raw);
+}
+
+/* Bytes no codec shrinks are stored raw (code 0) whatever the codec, in frames of
+ * either type. */
+static void frame_incompressible_stored_raw_every_codec(void **state)
 {
     buf_t raw = {0};
     uint64_t x = 88172645463325252ULL;
@@ -195,24 +259,78 @@ static void frame_zstd_incompressible_stored_raw(void **state)
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         buf_append_u8(&raw, (uint8_t)x);
     }
-    assert_int_equal(frame_roundtrip(&raw, BLOCK_COMPRESSION_ZSTD), BLOCK_COMPRESSION_NONE);
+    for (uint8_t type = BLOCK_TYPE_DATA; type <= BLOCK_TYPE_DATA_V2; type++)
+        for (int c = BLOCK_COMPRESSION_ZSTD; c <= BLOCK_COMPRESSION_LAST; c++)
+            assert_int_equal(frame_roundtrip_type(&raw, type, c), BLOCK_COMPRESSION_NONE);
     buf_free(&raw);
+}
+
+/* Re-seals a stored frame's CRC after its header or payload was edited. */
+static void reseal(buf_t *stored)
+{
+    uint8_t *h = stored->data;
+    be32_put(h + 4, (uint32_t)(stored->len - BLOCK_HEADER_LEN));
+    uint32_t crc = crc32c_extend(crc32c_extend(0, h, 12), h + BLOCK_HEADER_LEN,
+                                 stored->len - BLOCK_HEADER_LEN);
+    be32_put(h + 12, crc);
+}
+
+/* The status of decoding stored (any code allowed); a corruption's reason is checked to
+ * contain `reason` when that is not NULL. */
+static int decode_status_why(const buf_t *stored, const char *reason)
+{
+    uint8_t *dec = NULL;
+    size_t dec_len = 0;
+    const char *why = NULL;
+    int rc = block_frame_decode(stored->data, stored->len, BLOCK_COMPRESSION_LAST, &dec, &dec_len,
+                                &why);
+    if (rc == ST_CORRUPTION) {
+        assert_null(dec);
+        assert_non_null(why);
+        if (reason && !strstr(why, reason))
+            fail_msg("reason '%s' does not say '%s'", why, reason);
+    } else if (rc == ST_OK) {
+        assert_int_equal(dec_len, be32_get(stored->data + 8));
+    }
+    free(dec);
+    return rc;
+}
+
+static int decode_status(const buf_t *stored)
+{
+    return decode_status_why(stored, "zstd payload does not decode to its raw length");
+}
+
+/* An unknown code is refused by the encoder, and as corruption by the decoder. */
+static void frame_unknown_code_refused(void **state)
+{
+    buf_t raw = {0}, stored = {0};
+    build(&raw, 20);
+    assert_int_equal(block_frame_encode(raw.data, raw.len, BLOCK_TYPE_DATA,
+                                        BLOCK_COMPRESSION_LAST + 1, NULL, 3, &stored),
+                     ST_INVALID_ARGUMENT);
+    assert_non_null(strstr(st_errmsg(), "unknown block compression code 5"));
+    encode(&raw, BLOCK_TYPE_DATA, BLOCK_COMPRESSION_NONE, &stored);
+    stored.data[1] = BLOCK_COMPRESSION_LAST + 1;
+    reseal(&stored);
+    assert_int_equal(decode_status_why(&stored, "unknown compression code"), ST_CORRUPTION);
+    buf_free(&raw);
+    buf_free(&stored);
 }
 
 static void corrupt_frame_every_bit_detected(void **state)
 {
     buf_t raw = {0}, stored = {0};
     build(&raw, 20);
-    for (int comp = 0; comp <= 1; comp++) {
-        ZSTD_CCtx *cctx = ZSTD_createCCtx();
-        buf_reset(&stored);
-        assert_int_equal(block_frame_encode(raw.data, raw.len, BLOCK_TYPE_DATA, comp, cctx, 3, &stored), ST_OK);
+    for (int comp = 0; comp <= BLOCK_COMPRESSION_LAST; comp++) {
+        encode(&raw, BLOCK_TYPE_DATA, comp, &stored);
         for (size_t bit = 0; bit < stored.len * 8; bit += 3) {
             uint8_t *dec = NULL;
             size_t dec_len = 0;
             const char *why = NULL;
             stored.data[bit / 8] ^= (uint8_t)(1u << (bit % 8));
-            assert_int_equal(block_frame_decode(stored.data, stored.len, &dec, &dec_len, &why),
+            assert_int_equal(block_frame_decode(stored.data, stored.len, BLOCK_COMPRESSION_LAST,
+                                                &dec, &dec_len, &why),
                              ST_CORRUPTION);
             assert_null(dec);
             assert_non_null(why);
@@ -222,65 +340,69 @@ static void corrupt_frame_every_bit_detected(void **state)
         uint8_t *dec = NULL;
         size_t dec_len = 0;
         const char *why = NULL;
-        assert_int_equal(block_frame_decode(stored.data, stored.len - 1, &dec, &dec_len, &why),
+        assert_int_equal(block_frame_decode(stored.data, stored.len - 1, BLOCK_COMPRESSION_LAST,
+                                            &dec, &dec_len, &why),
                          ST_CORRUPTION);
-        ZSTD_freeCCtx(cctx);
     }
     buf_free(&raw);
     buf_free(&stored);
 }
 
-/* Re-seals a stored frame's CRC after its header or payload was edited. */
-static void reseal(buf_t *stored)
+/* Payloads damaged behind a valid CRC (a writer bug, a crafted file): each codec refuses
+ * a raw length off by one, a payload cut short or followed by a byte, and one overwritten
+ * with 0xff, naming itself; any single damaged byte decodes to exactly the raw length or
+ * is refused, and never crashes or reads past the payload (ASan builds check that). */
+static void corrupt_frame_payload_every_codec(void **state)
 {
-    uint8_t *h = stored->data;
-    uint32_t crc = crc32c_extend(crc32c_extend(0, h, 12), h + BLOCK_HEADER_LEN,
-                                 stored->len - BLOCK_HEADER_LEN);
-    be32_put(h + 12, crc);
-}
-
-static int decode_status(const buf_t *stored)
-{
-    uint8_t *dec = NULL;
-    size_t dec_len = 0;
-    const char *why = NULL;
-    int rc = block_frame_decode(stored->data, stored->len, &dec, &dec_len, &why);
-    if (rc == ST_CORRUPTION)
-        assert_non_null(strstr(why, "zstd payload does not decode to its raw length"));
-    free(dec);
-    return rc;
-}
-
-/* Found by fuzz_storefile: a zstd block whose raw length says 2 GiB (CRC intact, as a
- * writer bug or a crafted file would leave it) made the reader allocate that much before
- * decompressing the few bytes the frame holds. The output now grows only as the frame
- * yields bytes: with the address space limited to far less than the raw length, the
- * decode still ends in ST_CORRUPTION, not ST_NOMEM. Exact raw lengths are enforced in
- * both directions, a frame must be alone in its payload, and large blocks still decode. */
-static void corrupt_frame_raw_length_zstd(void **state)
-{
-    buf_t raw = {0}, stored = {0};
-    build(&raw, 40);
-    ZSTD_CCtx *cctx = ZSTD_createCCtx();
-    assert_int_equal(block_frame_encode(raw.data, raw.len, BLOCK_TYPE_DATA, 1, cctx, 3, &stored), ST_OK);
-    assert_int_equal(stored.data[1], BLOCK_COMPRESSION_ZSTD);
-    uint32_t rlen = be32_get(stored.data + 8);
-    for (int delta = -1; delta <= 1; delta += 2) {
-        be32_put(stored.data + 8, rlen + (uint32_t)delta);
-        reseal(&stored);
-        assert_int_equal(decode_status(&stored), ST_CORRUPTION);
+    buf_t raw = {0}, good = {0}, bad = {0};
+    build_typed(BLOCK_TYPE_DATA_V2, &raw, 40);
+    for (int c = BLOCK_COMPRESSION_ZSTD; c <= BLOCK_COMPRESSION_LAST; c++) {
+        char reason[64];
+        snprintf(reason, sizeof(reason), "%s payload does not decode to its raw length",
+                 CODEC_NAMES[c]);
+        encode(&raw, BLOCK_TYPE_DATA_V2, c, &good);
+        assert_int_equal(good.data[1], c);
+        uint32_t rlen = be32_get(good.data + 8);
+        for (int delta = -1; delta <= 1; delta += 2) {
+            buf_set(&bad, good.data, good.len);
+            be32_put(bad.data + 8, rlen + (uint32_t)delta);
+            reseal(&bad);
+            assert_int_equal(decode_status_why(&bad, reason), ST_CORRUPTION);
+        }
+        buf_set(&bad, good.data, good.len - 1); /* cut short */
+        reseal(&bad);
+        assert_int_equal(decode_status_why(&bad, reason), ST_CORRUPTION);
+        buf_set(&bad, good.data, good.len); /* a byte after the payload */
+        buf_append_u8(&bad, 0);
+        reseal(&bad);
+        assert_int_equal(decode_status_why(&bad, reason), ST_CORRUPTION);
+        buf_set(&bad, good.data, good.len);
+        memset(bad.data + BLOCK_HEADER_LEN, 0xff, bad.len - BLOCK_HEADER_LEN);
+        reseal(&bad);
+        assert_int_equal(decode_status_why(&bad, reason), ST_CORRUPTION);
+        size_t refused = 0;
+        for (size_t i = BLOCK_HEADER_LEN; i < good.len; i++) {
+            buf_set(&bad, good.data, good.len);
+            bad.data[i] ^= 0x5a;
+            reseal(&bad);
+            int rc = decode_status_why(&bad, reason);
+            assert_true(rc == ST_OK || rc == ST_CORRUPTION);
+            refused += rc == ST_CORRUPTION;
+        }
+        assert_true(refused > 0);
     }
-    be32_put(stored.data + 8, rlen);
-    buf_append_u8(&stored, 0); /* a byte after the frame */
-    be32_put(stored.data + 4, (uint32_t)(stored.len - BLOCK_HEADER_LEN));
-    reseal(&stored);
-    assert_int_equal(decode_status(&stored), ST_CORRUPTION);
-    stored.len--;
-    be32_put(stored.data + 4, (uint32_t)(stored.len - BLOCK_HEADER_LEN));
-    be32_put(stored.data + 8, 0x80000000u);
-    reseal(&stored);
+    buf_free(&raw);
+    buf_free(&good);
+    buf_free(&bad);
+}
+
+/* Decodes stored with the address space limited to 256 MiB more than in use (in a child;
+ * under ASan, which needs its address space, directly): a raw length the payload does not
+ * back must end in ST_CORRUPTION, not ST_NOMEM. */
+static void expect_corrupt_within_memory(const buf_t *stored, const char *reason)
+{
 #if defined(__SANITIZE_ADDRESS__)
-    assert_int_equal(decode_status(&stored), ST_CORRUPTION); /* ASan needs its address space */
+    assert_int_equal(decode_status_why(stored, reason), ST_CORRUPTION);
 #else
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -293,13 +415,41 @@ static void corrupt_frame_raw_length_zstd(void **state)
         rlim_t cap = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (256u << 20);
         struct rlimit lim = {cap, cap};
         setrlimit(RLIMIT_AS, &lim);
-        _exit(decode_status(&stored) == ST_CORRUPTION ? 0 : 1);
+        _exit(decode_status_why(stored, reason) == ST_CORRUPTION ? 0 : 1);
     }
     int status = 0;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
 #endif
+}
+
+/* Found by fuzz_storefile: a zstd block whose raw length says 2 GiB (CRC intact, as a
+ * writer bug or a crafted file would leave it) made the reader allocate that much before
+ * decompressing the few bytes the frame holds. The output now grows only as the frame
+ * yields bytes: with the address space limited to far less than the raw length, the
+ * decode still ends in ST_CORRUPTION, not ST_NOMEM. Exact raw lengths are enforced in
+ * both directions, a frame must be alone in its payload, and large blocks still decode. */
+static void corrupt_frame_raw_length_zstd(void **state)
+{
+    buf_t raw = {0}, stored = {0};
+    build(&raw, 40);
+    encode(&raw, BLOCK_TYPE_DATA, BLOCK_COMPRESSION_ZSTD, &stored);
+    assert_int_equal(stored.data[1], BLOCK_COMPRESSION_ZSTD);
+    uint32_t rlen = be32_get(stored.data + 8);
+    for (int delta = -1; delta <= 1; delta += 2) {
+        be32_put(stored.data + 8, rlen + (uint32_t)delta);
+        reseal(&stored);
+        assert_int_equal(decode_status(&stored), ST_CORRUPTION);
+    }
+    be32_put(stored.data + 8, rlen);
+    buf_append_u8(&stored, 0); /* a byte after the frame */
+    reseal(&stored);
+    assert_int_equal(decode_status(&stored), ST_CORRUPTION);
+    stored.len--;
+    be32_put(stored.data + 8, 0x80000000u);
+    reseal(&stored);
+    expect_corrupt_within_memory(&stored, "zstd payload does not decode to its raw length");
     /* 3 MiB of one cell value: past the first output buffer, still decoded */
     buf_t big = {0};
     buf_reserve(&big, 3u << 20);
@@ -307,7 +457,36 @@ static void corrupt_frame_raw_length_zstd(void **state)
     big.len = 3u << 20;
     assert_int_equal(frame_roundtrip(&big, BLOCK_COMPRESSION_ZSTD), BLOCK_COMPRESSION_ZSTD);
     buf_free(&big);
-    ZSTD_freeCCtx(cctx);
+    buf_free(&raw);
+    buf_free(&stored);
+}
+
+/* The same for Snappy, LZ4 and gzip: raw lengths of 2 GiB and 4 GiB - 1 that the payload
+ * does not back cost no memory (Snappy's length prefix disagrees, LZ4 cannot expand that
+ * far, gzip's output grows as it inflates), and large highly compressible blocks (LZ4
+ * near its largest expansion) still decode. */
+static void corrupt_frame_raw_length_every_codec(void **state)
+{
+    buf_t raw = {0}, stored = {0}, big = {0};
+    build(&raw, 40);
+    buf_reserve(&big, 3u << 20);
+    memset(big.data, 'v', 3u << 20);
+    big.len = 3u << 20;
+    for (int c = BLOCK_COMPRESSION_SNAPPY; c <= BLOCK_COMPRESSION_LAST; c++) {
+        char reason[64];
+        snprintf(reason, sizeof(reason), "%s payload does not decode to its raw length",
+                 CODEC_NAMES[c]);
+        encode(&raw, BLOCK_TYPE_DATA, c, &stored);
+        assert_int_equal(stored.data[1], c);
+        be32_put(stored.data + 8, 0x80000000u);
+        reseal(&stored);
+        expect_corrupt_within_memory(&stored, reason);
+        be32_put(stored.data + 8, 0xffffffffu);
+        reseal(&stored);
+        expect_corrupt_within_memory(&stored, reason);
+        assert_int_equal(frame_roundtrip(&big, c), c);
+    }
+    buf_free(&big);
     buf_free(&raw);
     buf_free(&stored);
 }
@@ -649,9 +828,13 @@ int main(void)
         cmocka_unit_test(seek_before_first_and_after_last),
         cmocka_unit_test(single_cell_block),
         cmocka_unit_test(frame_none_and_zstd),
-        cmocka_unit_test(frame_zstd_incompressible_stored_raw),
+        cmocka_unit_test(frame_every_codec_both_types),
+        cmocka_unit_test(frame_incompressible_stored_raw_every_codec),
+        cmocka_unit_test(frame_unknown_code_refused),
         cmocka_unit_test(corrupt_frame_every_bit_detected),
+        cmocka_unit_test(corrupt_frame_payload_every_codec),
         cmocka_unit_test(corrupt_frame_raw_length_zstd),
+        cmocka_unit_test(corrupt_frame_raw_length_every_codec),
         cmocka_unit_test(corrupt_layout_rejected),
         cmocka_unit_test(cursor_walks_every_cell_both_types),
         cmocka_unit_test(cursor_seek_every_key_and_between_both_types),

@@ -1,11 +1,13 @@
 /*
- * test_storefile.c - store files end to end: 100k cells (rows, families, qualifiers,
- * versions, delete types, large values) written with every compression and bloom type
- * in 4 KiB blocks and read back in order; seek / seek_for_prev to random present and
- * absent keys checked against a sorted in-memory array; file info; blooms; order
- * violations; empty files; corrupt_* (a bit flipped in a data block, the trailer, the
- * index, the file info, the bloom; truncation); fault_* (failed fsync, rename, write);
- * mark_deleted; mid_row; concurrent readers; the worked example of the format page.
+ * test_storefile.c - store files end to end: 100k cells (rows, families, qualifiers, versions,
+ * delete types, large values) written with every compression (none, zstd, Snappy, LZ4, gzip), block
+ * type and bloom type in 4 KiB blocks and read back in order; seek / seek_for_prev to random
+ * present and absent keys checked against a sorted in-memory array; file info; blooms; order
+ * violations; empty files; corrupt_* (a bit flipped in a data block, the trailer, the index, the
+ * file info, the bloom; truncation; each codec's payload damaged behind a fixed CRC; block types
+ * and codes a file's version does not allow); the version a writer chooses and the cap's refusals;
+ * fault_* (failed fsync, rename, write); mark_deleted; mid_row; concurrent readers; the worked
+ * example of the format page.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,12 +23,17 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <lz4.h>
+#include <snappy-c.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #include "common/bytes.h"
 #include "common/crc32c.h"
 #include "common/fileio.h"
 #include "common/status.h"
+#include "regionserver/storage/block.h"
 #include "regionserver/storage/storefile.h"
 #include "tests/support/testutil.h"
 
@@ -286,7 +293,8 @@ static void check_random_seeks(storefile *f, bool fill_cache, int count)
     kv_iter_destroy(it);
 }
 
-static void check_info(storefile *f, const storefile_options *o, const char *path)
+static void check_info(storefile *f, const storefile_options *o, const char *path,
+                       uint32_t version)
 {
     const storefile_info *in = storefile_get_info(f);
     uint64_t deletes = 0, size = 0;
@@ -305,6 +313,9 @@ static void check_info(storefile *f, const storefile_options *o, const char *pat
     assert_true(in->major_compacted);
     assert_int_equal(in->bloom, o->bloom);
     assert_int_equal(in->compression, o->compression);
+    assert_int_equal(in->version, version);
+    bool plain = version == 1 || o->block_type == STOREFILE_BLOCKS_PLAIN;
+    assert_int_equal(in->block_type, plain ? STOREFILE_BLOCKS_PLAIN : STOREFILE_BLOCKS_PREFIX);
     assert_true(in->block_count > 500);
     assert_int_equal(fio_file_size(path, &size), ST_OK);
     assert_int_equal(in->file_size, size);
@@ -363,11 +374,13 @@ static void roundtrip_mapped(const char *path, compression_type comp)
     blockcache_free(bc);
 }
 
-static void roundtrip_version(compression_type comp, bloom_type bloom, const char *name,
-                              uint32_t version)
+/* Writes every cell with o (block_size BLOCK) and reads them back every way; the file
+ * must be of format version `version`. */
+static void roundtrip_options(storefile_options o, const char *name, uint32_t version)
 {
-    storefile_options o = {
-        .block_size = BLOCK, .compression = comp, .bloom = bloom, .version = version};
+    o.block_size = BLOCK;
+    compression_type comp = o.compression;
+    bloom_type bloom = o.bloom;
     const char *path = path_of(name);
     write_file(path, &o, data, ndata, 4242, true);
     roundtrip_mapped(path, comp);
@@ -375,7 +388,7 @@ static void roundtrip_version(compression_type comp, bloom_type bloom, const cha
     blockcache *bc = blockcache_new(2 << 20, 0);
     storefile *f = NULL;
     assert_int_equal(storefile_open(path, bc, &f), ST_OK);
-    check_info(f, &o, path);
+    check_info(f, &o, path, version);
     check_scan(f, true, data, ndata);
     blockcache_stats st;
     blockcache_get_stats(bc, &st);
@@ -403,17 +416,46 @@ static void roundtrip_version(compression_type comp, bloom_type bloom, const cha
 
 static void roundtrip(compression_type comp, bloom_type bloom, const char *name)
 {
-    roundtrip_version(comp, bloom, name, 0);
+    uint32_t version = comp > COMPRESSION_ZSTD ? 3 : 2; /* prefix-compressed blocks */
+    roundtrip_options((storefile_options){.compression = comp, .bloom = bloom}, name, version);
 }
 
-/* Version-1 files (whole cells and an offset per cell) still read. */
+/* Version-1 files (whole cells and an offset per cell) still read: under a cap of 1, and
+ * as the lowest version for PLAIN blocks. */
 static void roundtrip_v1_none_row(void **state)
 {
-    roundtrip_version(COMPRESSION_NONE, BLOOM_ROW, "v1-none-row", 1);
+    roundtrip_options((storefile_options){.bloom = BLOOM_ROW, .max_version = 1}, "v1-none-row", 1);
 }
 static void roundtrip_v1_zstd_rowcol(void **state)
 {
-    roundtrip_version(COMPRESSION_ZSTD, BLOOM_ROWCOL, "v1-zstd-rowcol", 1);
+    roundtrip_options((storefile_options){.compression = COMPRESSION_ZSTD,
+                                          .bloom = BLOOM_ROWCOL,
+                                          .block_type = STOREFILE_BLOCKS_PLAIN},
+                      "v1-zstd-rowcol", 1);
+}
+
+/* Version 3: Snappy, LZ4 and gzip over blocks of both types. */
+static void roundtrip_codec_both_types(compression_type comp, const char *name)
+{
+    char plain[64];
+    snprintf(plain, sizeof(plain), "%s-plain", name);
+    roundtrip(comp, BLOOM_ROW, name);
+    roundtrip_options((storefile_options){.compression = comp,
+                                          .bloom = BLOOM_ROWCOL,
+                                          .block_type = STOREFILE_BLOCKS_PLAIN},
+                      plain, 3);
+}
+static void roundtrip_snappy_both_types(void **state)
+{
+    roundtrip_codec_both_types(COMPRESSION_SNAPPY, "snappy-row");
+}
+static void roundtrip_lz4_both_types(void **state)
+{
+    roundtrip_codec_both_types(COMPRESSION_LZ4, "lz4-row");
+}
+static void roundtrip_gz_both_types(void **state)
+{
+    roundtrip_codec_both_types(COMPRESSION_GZ, "gz-row");
 }
 
 static void roundtrip_none_nobloom(void **state)
@@ -442,23 +484,47 @@ static void roundtrip_zstd_rowcol(void **state)
 }
 
 /* Counts the data blocks of a file by their compression code, walking the headers. */
-static void count_block_codes(const char *path, size_t codes[2])
+static void count_block_codes(const char *path, size_t codes[COMPRESSION_LAST + 1])
 {
     buf_t b = {0};
     assert_int_equal(fio_read_all(path, &b), ST_OK);
     size_t data_end = (size_t)be64_get(b.data + b.len - 64);
-    codes[0] = codes[1] = 0;
+    memset(codes, 0, sizeof(size_t) * (COMPRESSION_LAST + 1));
     for (size_t off = 0; off < data_end; off += 16 + be32_get(b.data + off + 4)) {
-        assert_true(b.data[off + 1] <= 1);
+        assert_true(b.data[off + 1] <= COMPRESSION_LAST);
         codes[b.data[off + 1]]++;
     }
     buf_free(&b);
 }
 
+/* 16 cells of 6000 random bytes each, in blocks of one cell: no codec shrinks them. */
+static void write_noise(const char *path, compression_type comp)
+{
+    tcell noise[16];
+    static char rows[16][8];
+    uint8_t *bytes = malloc(16 * 6000);
+    assert_non_null(bytes);
+    fill_value(bytes, 16 * 6000, true);
+    for (int i = 0; i < 16; i++) {
+        snprintf(rows[i], sizeof(rows[i]), "n%02d", i);
+        noise[i].c = (cell_t){.row = (uint8_t *)rows[i], .row_len = 3,
+                              .family = (uint8_t *)"cf", .family_len = 2,
+                              .value = bytes + 6000 * i, .value_len = 6000,
+                              .ts = 1, .type = CELL_TYPE_PUT, .seq = 1};
+    }
+    storefile_options o = {.block_size = 4096, .compression = comp};
+    write_file(path, &o, noise, 16, 1, false);
+    storefile *f = NULL;
+    assert_int_equal(storefile_open(path, NULL, &f), ST_OK);
+    check_scan(f, false, noise, 16);
+    storefile_unref(f);
+    free(bytes);
+}
+
 static void zstd_file_is_smaller(void **state)
 {
     uint64_t a = 0, b = 0;
-    size_t codes[2];
+    size_t codes[COMPRESSION_LAST + 1];
     assert_int_equal(fio_file_size(path_of("none-row"), &a), ST_OK);
     assert_int_equal(fio_file_size(path_of("zstd-row"), &b), ST_OK);
     assert_true(b < a * 3 / 4);
@@ -469,24 +535,41 @@ static void zstd_file_is_smaller(void **state)
     print_message("zstd file: %zu compressed blocks, %zu stored raw\n", codes[1], codes[0]);
     assert_true(codes[1] > 100);
     /* blocks of random values that zstd cannot shrink are stored raw */
-    tcell noise[16];
-    uint8_t *bytes = malloc(16 * 6000);
-    assert_non_null(bytes);
-    fill_value(bytes, 16 * 6000, true);
-    for (int i = 0; i < 16; i++) {
-        static char rows[16][8];
-        snprintf(rows[i], sizeof(rows[i]), "n%02d", i);
-        noise[i].c = (cell_t){.row = (uint8_t *)rows[i], .row_len = 3,
-                              .family = (uint8_t *)"cf", .family_len = 2,
-                              .value = bytes + 6000 * i, .value_len = 6000,
-                              .ts = 1, .type = CELL_TYPE_PUT, .seq = 1};
-    }
-    storefile_options o = {.block_size = 4096, .compression = COMPRESSION_ZSTD};
-    write_file(path_of("zstd-noise"), &o, noise, 16, 1, false);
+    write_noise(path_of("zstd-noise"), COMPRESSION_ZSTD);
     count_block_codes(path_of("zstd-noise"), codes);
     assert_int_equal(codes[0], 16);
     assert_int_equal(codes[1], 0);
-    free(bytes);
+}
+
+/* Snappy, LZ4 and gzip files (both block types) are smaller than uncompressed ones, with
+ * most blocks in the codec's code and no other codec's; blocks a codec cannot shrink
+ * are stored raw (code 0). */
+static void codec_files_are_smaller(void **state)
+{
+    static const char *const names[] = {"", "", "snappy-row", "lz4-row", "gz-row"};
+    uint64_t none = 0, none_plain = 0, size = 0;
+    size_t codes[COMPRESSION_LAST + 1];
+    assert_int_equal(fio_file_size(path_of("none-row"), &none), ST_OK);
+    assert_int_equal(fio_file_size(path_of("v1-none-row"), &none_plain), ST_OK);
+    for (int c = COMPRESSION_SNAPPY; c <= COMPRESSION_LAST; c++) {
+        char plain[64];
+        snprintf(plain, sizeof(plain), "%s-plain", names[c]);
+        for (int t = 0; t < 2; t++) {
+            const char *path = path_of(t ? plain : names[c]);
+            assert_int_equal(fio_file_size(path, &size), ST_OK);
+            assert_true(size < (t ? none_plain : none) * 3 / 4);
+            count_block_codes(path, codes);
+            print_message("%s: %zu blocks of code %d, %zu stored raw\n", path, codes[c], c,
+                          codes[0]);
+            assert_true(codes[c] > 100);
+            for (int other = 1; other <= COMPRESSION_LAST; other++)
+                if (other != c)
+                    assert_int_equal(codes[other], 0);
+        }
+        write_noise(path_of("codec-noise"), (compression_type)c);
+        count_block_codes(path_of("codec-noise"), codes);
+        assert_int_equal(codes[0], 16);
+    }
 }
 
 /* ---- writer contract ---- */
@@ -563,6 +646,14 @@ static void writer_abort_removes_tmp(void **state)
 
 /* ---- corruption ---- */
 
+static void expect_no_files_at(const char *path)
+{
+    char tmp[300];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    assert_false(fio_exists(path));
+    assert_false(fio_exists(tmp));
+}
+
 static void read_file(const char *path, buf_t *b)
 {
     assert_int_equal(fio_read_all(path, b), ST_OK);
@@ -577,6 +668,31 @@ static void write_raw(const char *path, const buf_t *b)
     assert_int_equal(fio_close(f), ST_OK);
 }
 
+/* Decodes a compressed payload with the codec's own library (not the reader's code). */
+static void decode_independently(int code, const uint8_t *src, size_t n, uint8_t *dst, size_t raw)
+{
+    size_t got = 0;
+    if (code == COMPRESSION_ZSTD) {
+        got = ZSTD_decompress(dst, raw, src, n);
+    } else if (code == COMPRESSION_SNAPPY) {
+        got = raw;
+        assert_int_equal(snappy_uncompress((const char *)src, n, (char *)dst, &got), SNAPPY_OK);
+    } else if (code == COMPRESSION_LZ4) {
+        got = (size_t)LZ4_decompress_safe((const char *)src, (char *)dst, (int)n, (int)raw);
+    } else {
+        z_stream z = {0};
+        assert_int_equal(inflateInit2(&z, 31), Z_OK);
+        z.next_in = (Bytef *)(uintptr_t)src;
+        z.avail_in = (uInt)n;
+        z.next_out = dst;
+        z.avail_out = (uInt)raw;
+        assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+        got = z.total_out;
+        inflateEnd(&z);
+    }
+    assert_int_equal(got, raw);
+}
+
 /* Cell count of the data block at off in file bytes b (decoding it independently). */
 static uint32_t block_cells(const buf_t *b, size_t off, size_t *next)
 {
@@ -586,7 +702,7 @@ static uint32_t block_cells(const buf_t *b, size_t off, size_t *next)
     if (h[1] == 0)
         return be32_get(h + 16 + stored - 4);
     uint8_t *dec = malloc(raw);
-    assert_int_equal(ZSTD_decompress(dec, raw, h + 16, stored), raw);
+    decode_independently(h[1], h + 16, stored, dec, raw);
     uint32_t n = be32_get(dec + raw - 4);
     free(dec);
     return n;
@@ -698,6 +814,83 @@ static void corrupt_data_block_uncompressed(void **state)
 static void corrupt_data_block_zstd(void **state)
 {
     corrupt_data_block(COMPRESSION_ZSTD, "corrupt-block-zstd");
+}
+
+static void corrupt_data_block_snappy_lz4_gz(void **state)
+{
+    corrupt_data_block(COMPRESSION_SNAPPY, "corrupt-block-snappy");
+    corrupt_data_block(COMPRESSION_LZ4, "corrupt-block-lz4");
+    corrupt_data_block(COMPRESSION_GZ, "corrupt-block-gz");
+}
+
+/* Re-seals the CRC of the data block at off of file bytes b after an edit. */
+static void reseal_block(buf_t *b, size_t off)
+{
+    uint8_t *h = b->data + off;
+    uint32_t stored = be32_get(h + 4);
+    be32_put(h + 12, crc32c_extend(crc32c_extend(0, h, 12), h + 16, stored));
+}
+
+/* Re-seals the file info section's CRC of file bytes b after an edit. */
+static void reseal_info(buf_t *b)
+{
+    size_t t = b->len - 64, info_off = (size_t)be64_get(b->data + t + 32);
+    size_t info_size = (size_t)be64_get(b->data + t + 40);
+    be32_put(b->data + info_off + info_size - 4, crc32c_value(b->data + info_off, info_size - 4));
+}
+
+static uint8_t *info_byte(buf_t *b, size_t i)
+{
+    return b->data + (size_t)be64_get(b->data + b->len - 64 + 32) + i;
+}
+
+/* Each codec's payload damaged behind a fixed CRC (a writer bug, a crafted file): a raw
+ * length one short, and the payload overwritten with 0xff. Reading the block is
+ * ST_CORRUPTION naming the file, the block offset and the codec, the cells before it
+ * are read, and nothing of it is handed over (mapped or not: a compressed block is
+ * never served from the mapping). */
+static void corrupt_codec_payload_fixed_crc(void **state)
+{
+    static const char *const names[] = {"", "zstd", "snappy", "LZ4", "gzip"};
+    size_t n = 20000;
+    buf_t g = {0}, b = {0};
+    for (int c = COMPRESSION_ZSTD; c <= COMPRESSION_LAST; c++) {
+        char good_path[300], path[300], reason[80];
+        snprintf(good_path, sizeof(good_path), "%s", path_of("codec-payload-good"));
+        snprintf(path, sizeof(path), "%s", path_of("codec-payload-bad"));
+        snprintf(reason, sizeof(reason), "%s payload does not decode to its raw length",
+                 names[c]);
+        storefile_options o = {.block_size = BLOCK, .compression = (compression_type)c};
+        write_file(good_path, &o, data, n, 1, false);
+        read_file(good_path, &g);
+        /* the first block of the codec's code past 40 % of the data */
+        size_t data_end = (size_t)be64_get(g.data + g.len - 64), off = 0, next = 0, before = 0;
+        for (;;) {
+            uint32_t cnt = block_cells(&g, off, &next);
+            if (off >= data_end * 2 / 5 && g.data[off + 1] == c)
+                break;
+            before += cnt;
+            off = next;
+            assert_true(off < data_end);
+        }
+        for (int damage = 0; damage < 2; damage++) {
+            buf_set(&b, g.data, g.len);
+            if (damage == 0)
+                be32_put(b.data + off + 8, be32_get(b.data + off + 8) - 1);
+            else
+                memset(b.data + off + 16, 0xff, next - off - 16);
+            reseal_block(&b, off);
+            write_raw(path, &b);
+            for (int mapped = 0; mapped < 2; mapped++) {
+                storefile_set_mmap_reads(mapped);
+                expect_block_corruption(path, n, off, before, false);
+                assert_non_null(strstr(st_errmsg(), reason));
+            }
+            storefile_set_mmap_reads(true);
+        }
+    }
+    buf_free(&g);
+    buf_free(&b);
 }
 
 /* Writes the first n cells with the index key of block count/2 moved by ts_delta (and
@@ -829,24 +1022,107 @@ static void corrupt_truncated_file(void **state)
     buf_free(&g);
 }
 
-/* The version written: 2 by default, 1 on request; anything else is refused. */
+/* Writes 50 cells with o to path and checks the file's version, file info byte 47 and
+ * first block type, in the bytes and as the reader reports them. */
+static void expect_version(const char *path, const storefile_options *o, uint32_t version,
+                           uint8_t type)
+{
+    write_file(path, o, data, 50, 1, false);
+    buf_t b = {0};
+    read_file(path, &b);
+    assert_int_equal(be32_get(b.data + b.len - 4), version);
+    assert_int_equal(b.data[0], type); /* the first block's type */
+    assert_int_equal(*info_byte(&b, 45), o->compression);
+    assert_int_equal(*info_byte(&b, 47), version == 3 ? type : 0);
+    buf_free(&b);
+    storefile *f = NULL;
+    assert_int_equal(storefile_open(path, NULL, &f), ST_OK);
+    assert_int_equal(storefile_get_info(f)->version, version);
+    assert_int_equal(storefile_get_info(f)->block_type, type);
+    check_scan(f, true, data, 50);
+    storefile_unref(f);
+}
+
+/* A writer writes the lowest version that expresses its codec and block type, under its
+ * cap; PREFIX blocks under a cap of 1 are written PLAIN. */
 static void written_version(void **state)
 {
-    uint32_t want[] = {2, 1, 2};
-    for (uint32_t v = 0; v <= 2; v++) {
-        storefile_options o = {.version = v};
-        const char *path = path_of(v == 0 ? "version-default" : v == 1 ? "version-one" : "version-two");
-        write_file(path, &o, data, 50, 1, false);
-        buf_t b = {0};
-        read_file(path, &b);
-        assert_int_equal(be32_get(b.data + b.len - 4), want[v]);
-        assert_int_equal(b.data[0], want[v]); /* the first block's type */
-        buf_free(&b);
+    static const struct {
+        compression_type comp;
+        storefile_block_type blocks;
+        uint32_t max, version;
+        uint8_t type;
+    } cases[] = {
+        {COMPRESSION_NONE, STOREFILE_BLOCKS_DEFAULT, 0, 2, 2},
+        {COMPRESSION_NONE, STOREFILE_BLOCKS_PREFIX, 3, 2, 2},
+        {COMPRESSION_NONE, STOREFILE_BLOCKS_PLAIN, 0, 1, 1},
+        {COMPRESSION_ZSTD, STOREFILE_BLOCKS_PLAIN, 3, 1, 1},
+        {COMPRESSION_ZSTD, STOREFILE_BLOCKS_PREFIX, 0, 2, 2},
+        {COMPRESSION_NONE, STOREFILE_BLOCKS_PREFIX, 2, 2, 2},
+        {COMPRESSION_NONE, STOREFILE_BLOCKS_PREFIX, 1, 1, 1}, /* the downgrade */
+        {COMPRESSION_ZSTD, STOREFILE_BLOCKS_DEFAULT, 1, 1, 1},
+        {COMPRESSION_ZSTD, STOREFILE_BLOCKS_PLAIN, 2, 1, 1},
+        {COMPRESSION_SNAPPY, STOREFILE_BLOCKS_PLAIN, 0, 3, 1},
+        {COMPRESSION_SNAPPY, STOREFILE_BLOCKS_PREFIX, 3, 3, 2},
+        {COMPRESSION_LZ4, STOREFILE_BLOCKS_PLAIN, 3, 3, 1},
+        {COMPRESSION_LZ4, STOREFILE_BLOCKS_DEFAULT, 0, 3, 2},
+        {COMPRESSION_GZ, STOREFILE_BLOCKS_PLAIN, 0, 3, 1},
+        {COMPRESSION_GZ, STOREFILE_BLOCKS_PREFIX, 0, 3, 2},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "version-case-%zu", i);
+        storefile_options o = {.compression = cases[i].comp,
+                               .block_type = cases[i].blocks,
+                               .max_version = cases[i].max};
+        expect_version(path_of(name), &o, cases[i].version, cases[i].type);
     }
-    storefile_options bad = {.version = 3};
+    /* the process-wide cap applies when the options give none */
+    assert_int_equal(storefile_set_max_version(1), ST_OK);
+    expect_version(path_of("version-process-cap"), &(storefile_options){0}, 1, 1);
+    assert_int_equal(storefile_set_max_version(3), ST_OK);
+    expect_version(path_of("version-process-cap"), &(storefile_options){0}, 2, 2);
+    assert_int_equal(storefile_set_max_version(0), ST_INVALID_ARGUMENT);
+    assert_int_equal(storefile_set_max_version(4), ST_INVALID_ARGUMENT);
+    storefile_options bad = {.max_version = 4};
     storefile_writer *w = NULL;
-    assert_int_equal(storefile_writer_open(path_of("version-three"), &bad, &w), ST_INVALID_ARGUMENT);
-    assert_non_null(strstr(st_errmsg(), "format version 3"));
+    assert_int_equal(storefile_writer_open(path_of("version-four"), &bad, &w), ST_INVALID_ARGUMENT);
+    assert_non_null(strstr(st_errmsg(), "format version 4"));
+    bad = (storefile_options){.block_type = 3};
+    assert_int_equal(storefile_writer_open(path_of("type-three"), &bad, &w), ST_INVALID_ARGUMENT);
+    assert_non_null(strstr(st_errmsg(), "unknown data block type 3"));
+    bad = (storefile_options){.compression = 5};
+    assert_int_equal(storefile_writer_open(path_of("codec-five"), &bad, &w), ST_INVALID_ARGUMENT);
+    assert_non_null(strstr(st_errmsg(), "unknown compression 5"));
+    assert_null(w);
+}
+
+/* A codec the cap rules out fails the writer, naming the file, the codec and the setting,
+ * and leaves no file; so does the process-wide cap. */
+static void codec_above_cap_refused(void **state)
+{
+    static const char *const names[] = {"", "", "SNAPPY", "LZ4", "GZ"};
+    for (int c = COMPRESSION_SNAPPY; c <= COMPRESSION_LAST; c++)
+        for (uint32_t cap = 1; cap <= 3; cap++) {
+            const char *path = path_of("capped");
+            storefile_writer *w = NULL;
+            storefile_options o = {.compression = (compression_type)c, .max_version = cap};
+            if (cap == 3) {
+                expect_version(path, &o, 3, 2);
+                fio_unlink(path);
+                assert_int_equal(storefile_set_max_version(2), ST_OK);
+                o.max_version = 0;
+            }
+            int rc = storefile_writer_open(path, &o, &w);
+            assert_int_equal(storefile_set_max_version(3), ST_OK);
+            assert_int_equal(rc, ST_INVALID_ARGUMENT);
+            assert_null(w);
+            assert_non_null(strstr(st_errmsg(), path));
+            assert_non_null(strstr(st_errmsg(), names[c]));
+            assert_non_null(strstr(st_errmsg(), "regionserver.storefile.format.version"));
+            assert_non_null(strstr(st_errmsg(), "version 3"));
+            expect_no_files_at(path);
+        }
 }
 
 /* A block whose type is not its file's version's is corruption, named as such. */
@@ -882,18 +1158,130 @@ static void block_type_must_match_version(void **state)
 static void unsupported_version(void **state)
 {
     const char *good_path = path_of("version-good");
-    const char *path = path_of("version-3");
+    const char *path = path_of("version-4");
     write_file(good_path, NULL, data, 10, 1, false);
     buf_t g = {0};
     read_file(good_path, &g);
     uint8_t *t = g.data + g.len - 64;
-    be32_put(t + 60, 3);
+    be32_put(t + 60, 4);
     uint32_t crc = crc32c_extend(crc32c_extend(0, t, 48), t + 52, 12);
     be32_put(t + 48, crc);
     write_raw(path, &g);
     storefile *f = NULL;
     assert_int_equal(storefile_open(path, NULL, &f), ST_UNSUPPORTED);
-    assert_non_null(strstr(st_errmsg(), "version 3"));
+    assert_non_null(strstr(st_errmsg(), "version 4"));
+    buf_free(&g);
+}
+
+/* Writes 2000 cells with o to good_path and returns its bytes in g. */
+static void good_file(const char *good_path, const storefile_options *o, buf_t *g)
+{
+    write_file(good_path, o, data, 2000, 1, false);
+    read_file(good_path, g);
+}
+
+/* Opens path and expects its first block to fail with a message containing reason,
+ * mapped and not. */
+static void expect_first_block_refused(const char *path, const char *reason)
+{
+    for (int mapped = 1; mapped >= 0; mapped--) {
+        storefile_set_mmap_reads(mapped);
+        storefile *f = NULL;
+        assert_int_equal(storefile_open(path, NULL, &f), ST_OK);
+        kv_iter *it = storefile_iter(f, true);
+        kv_iter_seek_to_first(it);
+        assert_false(kv_iter_valid(it));
+        assert_int_equal(kv_iter_status(it), ST_CORRUPTION);
+        assert_non_null(strstr(st_errmsg(), path));
+        assert_non_null(strstr(st_errmsg(), "data block at offset 0"));
+        if (!strstr(st_errmsg(), reason))
+            fail_msg("'%s' does not say '%s'", st_errmsg(), reason);
+        kv_iter_destroy(it);
+        storefile_unref(f);
+    }
+    storefile_set_mmap_reads(true);
+}
+
+static void expect_open_refused(const char *path, const char *section)
+{
+    storefile *f = NULL;
+    assert_int_equal(storefile_open(path, NULL, &f), ST_CORRUPTION);
+    assert_null(f);
+    assert_non_null(strstr(st_errmsg(), path));
+    assert_non_null(strstr(st_errmsg(), section));
+}
+
+/* Version 3: every block's type must be the file info's (byte 47), which must be 1 or 2. */
+static void v3_block_type_must_match_info(void **state)
+{
+    const char *path = path_of("v3-type-bad");
+    buf_t g = {0};
+    for (int plain = 0; plain < 2; plain++) {
+        storefile_options o = {.block_size = BLOCK, .compression = COMPRESSION_LZ4};
+        o.block_type = plain ? STOREFILE_BLOCKS_PLAIN : STOREFILE_BLOCKS_PREFIX;
+        good_file(path_of("v3-type-good"), &o, &g);
+        uint8_t type = plain ? 1 : 2, other = plain ? 2 : 1;
+        assert_int_equal(*info_byte(&g, 47), type);
+        /* the file info says the other type, its CRC fixed: every block disagrees */
+        *info_byte(&g, 47) = other;
+        reseal_info(&g);
+        write_raw(path, &g);
+        expect_first_block_refused(path, "block type does not match the file info's block type");
+        /* block 0 relabelled, its CRC fixed */
+        *info_byte(&g, 47) = type;
+        reseal_info(&g);
+        g.data[0] = other;
+        reseal_block(&g, 0);
+        write_raw(path, &g);
+        expect_first_block_refused(path, "block type does not match the file info's block type");
+        g.data[0] = type;
+        reseal_block(&g, 0);
+        /* a block type that is none */
+        for (int bad = 0; bad <= 3; bad += 3) {
+            *info_byte(&g, 47) = (uint8_t)bad;
+            reseal_info(&g);
+            write_raw(path, &g);
+            expect_open_refused(path, "file info");
+            assert_non_null(strstr(st_errmsg(), "unknown data block type"));
+        }
+    }
+    buf_free(&g);
+}
+
+/* Codes past GZ (5) are refused in any version; codes 2..4 in versions 1 and 2, in a
+ * block header (when the block is read) and in the file info (at open). */
+#define NOT_ALLOWED "compression code not allowed in the file's version"
+static void compression_codes_the_version_refuses(void **state)
+{
+    const char *path = path_of("codes-bad");
+    buf_t g = {0};
+    static const struct {
+        storefile_options o;
+        uint8_t code;
+        const char *reason;
+    } cases[] = {
+        {{.compression = COMPRESSION_GZ}, 5, "unknown compression code"},
+        {{.compression = COMPRESSION_NONE}, 5, "unknown compression code"},
+        {{.compression = COMPRESSION_NONE}, 2, NOT_ALLOWED},
+        {{.compression = COMPRESSION_ZSTD, .block_type = STOREFILE_BLOCKS_PLAIN}, 2, NOT_ALLOWED},
+        {{.compression = COMPRESSION_NONE, .max_version = 1}, 4, NOT_ALLOWED},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        storefile_options o = cases[i].o;
+        o.block_size = BLOCK;
+        good_file(path_of("codes-good"), &o, &g);
+        uint8_t code = g.data[1];
+        g.data[1] = cases[i].code; /* block 0's code, its CRC fixed */
+        reseal_block(&g, 0);
+        write_raw(path, &g);
+        expect_first_block_refused(path, cases[i].reason);
+        g.data[1] = code;
+        reseal_block(&g, 0);
+        *info_byte(&g, 45) = cases[i].code; /* the file info's code, its CRC fixed */
+        reseal_info(&g);
+        write_raw(path, &g);
+        expect_open_refused(path, "file info");
+    }
     buf_free(&g);
 }
 
@@ -1183,7 +1571,8 @@ static void format_worked_example(void **state)
                        .ts = 1000,
                        .type = CELL_TYPE_PUT,
                        .seq = 7}};
-    storefile_options o = {.bloom = BLOOM_ROW, .version = 1}; /* the page's example is version 1 */
+    /* the page's example is version 1: PLAIN blocks, no codec */
+    storefile_options o = {.bloom = BLOOM_ROW, .block_type = STOREFILE_BLOCKS_PLAIN};
     write_file(path, &o, &one, 1, 7, false);
     buf_t b = {0};
     read_file(path, &b);
@@ -1235,13 +1624,22 @@ int main(void)
         cmocka_unit_test(zstd_file_is_smaller),
         cmocka_unit_test(roundtrip_v1_none_row),
         cmocka_unit_test(roundtrip_v1_zstd_rowcol),
+        cmocka_unit_test(roundtrip_snappy_both_types),
+        cmocka_unit_test(roundtrip_lz4_both_types),
+        cmocka_unit_test(roundtrip_gz_both_types),
+        cmocka_unit_test(codec_files_are_smaller),
         cmocka_unit_test(written_version),
+        cmocka_unit_test(codec_above_cap_refused),
         cmocka_unit_test(block_type_must_match_version),
+        cmocka_unit_test(v3_block_type_must_match_info),
+        cmocka_unit_test(compression_codes_the_version_refuses),
         cmocka_unit_test(order_violation_rejected),
         cmocka_unit_test(empty_file),
         cmocka_unit_test(writer_abort_removes_tmp),
         cmocka_unit_test(corrupt_data_block_uncompressed),
         cmocka_unit_test(corrupt_data_block_zstd),
+        cmocka_unit_test(corrupt_data_block_snappy_lz4_gz),
+        cmocka_unit_test(corrupt_codec_payload_fixed_crc),
         cmocka_unit_test(corrupt_index_first_key),
         cmocka_unit_test(corrupt_sections),
         cmocka_unit_test(corrupt_truncated_file),

@@ -365,12 +365,26 @@ int store_snapshot(store *s, uint64_t flush_seq, bool *took)
     return rc;
 }
 
+/* The data block form of a DATA_BLOCK_ENCODING: HBase's encodings mapped to the nearest
+ * Strata block type (docs/formats/storefile.md, "Which version a writer writes"). NONE
+ * and ROW_INDEX_V1 write whole cells with an offset per cell (binary searchable, as
+ * ROW_INDEX_V1's row index makes HBase's blocks); PREFIX, DIFF and FAST_DIFF write keys
+ * sharing their prefix with the previous key, with restart points. */
+static storefile_block_type block_type_of(block_encoding e)
+{
+    return e == BLOCK_ENCODING_NONE || e == BLOCK_ENCODING_ROW_INDEX_V1 ? STOREFILE_BLOCKS_PLAIN
+                                                                         : STOREFILE_BLOCKS_PREFIX;
+}
+
+/* The family's settings for the files a flush or compaction writes; the format version
+ * follows from them under the process-wide cap (storefile_set_max_version). */
 static storefile_options file_options(const store *s)
 {
     storefile_options o = {0};
     o.block_size = s->fam.block_size;
     o.compression = s->fam.compression;
     o.bloom = s->fam.bloom;
+    o.block_type = block_type_of(s->fam.encoding);
     return o;
 }
 

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <ftw.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -976,6 +977,145 @@ static void rowcol_bloom_sees_family_deletes(void **state)
     assert_int_equal(tu_get(f->reg, "rv", "a", "q", v, sizeof(v)), 0);
 }
 
+/* The store files of family `fam` under dir: their format version, file info compression
+ * code and block type byte (47), collected by nftw. */
+typedef struct file_format {
+    uint32_t version;
+    uint8_t compression, block_type;
+} file_format;
+
+static const char *walk_fam;
+static file_format walk_found[64];
+static size_t walk_n;
+
+static int walk_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    size_t fl = strlen(walk_fam);
+    const char *base = path + ftw->base;
+    if (flag != FTW_F || (size_t)ftw->base < fl + 2 || strstr(base, ".tmp") ||
+        memcmp(path + ftw->base - fl - 1, walk_fam, fl) != 0 || path[ftw->base - fl - 2] != '/')
+        return 0;
+    buf_t b = {0};
+    assert_int_equal(fio_read_all(path, &b), ST_OK);
+    assert_true(b.len >= 64);
+    const uint8_t *t = b.data + b.len - 64, *info = b.data + be64_get(t + 32);
+    assert_true(walk_n < 64);
+    walk_found[walk_n++] = (file_format){be32_get(t + 60), info[45], info[47]};
+    buf_free(&b);
+    return 0;
+}
+
+/* Asserts every store file of fam under dir is of `version`, compression and block type
+ * (byte 47); returns how many there are. */
+static size_t expect_files(const char *dir, const char *fam, uint32_t version, int compression,
+                           int block_type)
+{
+    walk_fam = fam;
+    walk_n = 0;
+    assert_int_equal(nftw(dir, walk_one, 16, FTW_PHYS), 0);
+    for (size_t i = 0; i < walk_n; i++) {
+        assert_int_equal(walk_found[i].version, version);
+        assert_int_equal(walk_found[i].compression, compression);
+        assert_int_equal(walk_found[i].block_type, block_type);
+    }
+    return walk_n;
+}
+
+static void put_rows(fixture *f, const char *fam, int from, int to)
+{
+    char row[32], val[200];
+    for (int i = from; i < to; i++) {
+        snprintf(row, sizeof(row), "c%05d", i);
+        snprintf(val, sizeof(val), "%s-%s-%0150d", row, fam, i);
+        assert_int_equal(tu_put(f->reg, row, fam, "q", val, CELL_LATEST_TIMESTAMP), ST_OK);
+    }
+}
+
+static void expect_rows(fixture *f, const char *fam, int from, int to)
+{
+    char row[32], val[200], got[256];
+    for (int i = from; i < to; i++) {
+        snprintf(row, sizeof(row), "c%05d", i);
+        snprintf(val, sizeof(val), "%s-%s-%0150d", row, fam, i);
+        assert_int_equal(tu_get(f->reg, row, fam, "q", got, sizeof(got)), 1);
+        assert_string_equal(got, val);
+    }
+}
+
+/* Families with SNAPPY, LZ4 and GZ: encoding NONE (family a) writes version-3 files of
+ * type-1 blocks, FAST_DIFF (family b) of type-2 blocks; they flush, compact (major) and
+ * read back after a reopen, also after the codec changed under older files. */
+static void codec_families_flush_compact_reopen(void **state)
+{
+    fixture *f = *state;
+    static const compression_type codecs[] = {COMPRESSION_SNAPPY, COMPRESSION_LZ4,
+                                              COMPRESSION_GZ};
+    for (size_t k = 0; k < 3; k++) {
+        f->schema.families[0].compression = codecs[k];
+        f->schema.families[0].encoding = BLOCK_ENCODING_NONE;
+        f->schema.families[1].compression = codecs[k];
+        f->schema.families[1].encoding = BLOCK_ENCODING_FAST_DIFF;
+        close_engine(f, true);
+        open_engine(f, NULL);
+        int base = (int)k * 600;
+        for (int part = 0; part < 3; part++) {
+            put_rows(f, "a", base + part * 200, base + part * 200 + 200);
+            put_rows(f, "b", base + part * 200, base + part * 200 + 200);
+            assert_int_equal(region_flush(f->reg), ST_OK);
+        }
+        assert_int_equal(region_compact(f->reg, true), ST_OK);
+        assert_int_equal(expect_files(f->dir, "a", 3, codecs[k], 1), 1);
+        assert_int_equal(expect_files(f->dir, "b", 3, codecs[k], 2), 1);
+        close_engine(f, true);
+        open_engine(f, NULL);
+        expect_rows(f, "a", 0, base + 600);
+        expect_rows(f, "b", 0, base + 600);
+    }
+    /* back to NONE / PREFIX: version 1 and 2 files again */
+    f->schema.families[0].compression = COMPRESSION_NONE;
+    f->schema.families[1].compression = COMPRESSION_ZSTD;
+    f->schema.families[1].encoding = BLOCK_ENCODING_PREFIX;
+    close_engine(f, true);
+    open_engine(f, NULL);
+    put_rows(f, "a", 1800, 1900);
+    put_rows(f, "b", 1800, 1900);
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    assert_int_equal(region_compact(f->reg, true), ST_OK);
+    assert_int_equal(expect_files(f->dir, "a", 1, COMPRESSION_NONE, 0), 1);
+    assert_int_equal(expect_files(f->dir, "b", 2, COMPRESSION_ZSTD, 0), 1);
+    expect_rows(f, "a", 0, 1900);
+    expect_rows(f, "b", 0, 1900);
+}
+
+/* A codec above regionserver.storefile.format.version fails the flush with an error that
+ * names the file, the codec and the setting; nothing is lost (the edits stay in the
+ * memstore and the WAL) and the flush succeeds once the cap allows the codec. */
+static void codec_above_format_version_cap_fails_flush(void **state)
+{
+    fixture *f = *state;
+    f->schema.families[0].compression = COMPRESSION_LZ4;
+    close_engine(f, true);
+    engine_options o;
+    engine_options_init(&o);
+    o.storefile_version = 2;
+    open_engine(f, &o);
+    put_rows(f, "a", 0, 50);
+    assert_int_equal(region_flush(f->reg), ST_INVALID_ARGUMENT);
+    assert_non_null(strstr(st_errmsg(), "compression LZ4 needs store file format version 3"));
+    assert_non_null(strstr(st_errmsg(), "regionserver.storefile.format.version"));
+    assert_non_null(strstr(st_errmsg(), f->dir));
+    expect_rows(f, "a", 0, 50);
+    assert_int_equal(expect_files(f->dir, "a", 3, COMPRESSION_LZ4, 1), 0);
+    close_engine(f, false);
+    engine_options_init(&o);
+    o.storefile_version = 3;
+    open_engine(f, &o); /* the WAL replays the edits */
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    assert_int_equal(expect_files(f->dir, "a", 3, COMPRESSION_LZ4, 2), 1);
+    expect_rows(f, "a", 0, 50);
+}
+
 /* Regression: a KEEP_DELETED_CELLS major compaction keeps a DeleteFamily even when the
  * empty-qualifier column it sits in has more versions than VERSIONS; dropping it let
  * the cells it masks come back. */
@@ -1134,6 +1274,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_absent_not_equal_matches_present_cell, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(rowcol_bloom_sees_family_deletes, setup, teardown),
+        cmocka_unit_test_setup_teardown(codec_families_flush_compact_reopen, setup, teardown),
+        cmocka_unit_test_setup_teardown(codec_above_format_version_cap_fails_flush, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(keep_deleted_cells_major_compaction_keeps_family_marker,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(family_block_cache_attributes, setup, teardown),

@@ -62,13 +62,16 @@ static int ts_arg(const shell_value *args, size_t i, int64_t *ts)
     return shell_int_value(&args->items[i], "Timestamp", ts);
 }
 
-/* The options a write takes in HBase's shell after its positional arguments; each is
- * refused with its reason until Strata has it, so that no script believes it applied. */
+/* The options a write takes in HBase's shell after its positional arguments: ATTRIBUTES
+ * is applied by the command (shell_attributes_apply); the others are refused with their
+ * reason until Strata has them, so that no script believes they applied. */
 static int check_write_options(const shell_value *h, const char *cmd)
 {
     for (size_t i = 0; i < h->n; i++) {
         const shell_value *k = shell_hash_key(h, i);
         const char *key = k->kind == SHELL_V_STR ? k->s : "";
+        if (strcmp(key, "ATTRIBUTES") == 0)
+            continue;
         if (strcmp(key, "TTL") == 0)
             return st_error(ST_INVALID_ARGUMENT,
                             "%s: TTL is not supported: Strata keeps no time-to-live per cell; a "
@@ -78,11 +81,6 @@ static int check_write_options(const shell_value *h, const char *cmd)
         if (strcmp(key, "VISIBILITY") == 0)
             return st_error(ST_INVALID_ARGUMENT,
                             "%s: VISIBILITY is not supported: Strata has no visibility labels",
-                            cmd);
-        if (strcmp(key, "ATTRIBUTES") == 0)
-            return st_error(ST_INVALID_ARGUMENT,
-                            "%s: ATTRIBUTES are not supported: Strata does not carry operation "
-                            "attributes to the region servers",
                             cmd);
         buf_t b = {0};
         shell_value_inspect(k, &b);
@@ -96,15 +94,18 @@ static int check_write_options(const shell_value *h, const char *cmd)
 
 /* The arguments of a write past its nfixed positional ones: up to nopt optional scalars
  * (a timestamp, an amount: nil or a Hash may stand in their place) and then at most one
- * Hash of options, which must come last. */
-static int check_write_tail(const shell_value *args, size_t nfixed, size_t nopt, const char *cmd)
+ * Hash of options, which must come last; *opts gets it (NULL: none). */
+static int check_write_tail(const shell_value *args, size_t nfixed, size_t nopt, const char *cmd,
+                            const shell_value **opts)
 {
+    *opts = NULL;
     for (size_t i = nfixed; i < args->n; i++) {
         const shell_value *v = &args->items[i];
         if (v->kind == SHELL_V_HASH) {
             if (i + 1 != args->n)
                 return st_error(ST_INVALID_ARGUMENT, "%s: nothing may follow its options hash",
                                 cmd);
+            *opts = v;
             return check_write_options(v, cmd);
         }
         if (i >= nfixed + nopt)
@@ -177,11 +178,12 @@ static int cmd_put(shell_session *s, const shell_value *args)
     buf_t val = {0};
     strata_table_t *tb = NULL;
     strata_mutation_t *m = NULL;
+    const shell_value *opts = NULL;
     int64_t ts;
     char *err = NULL;
     int rc = shell_nargs(args, 4, 6);
     if (rc == ST_OK)
-        rc = check_write_tail(args, 4, 1, "put");
+        rc = check_write_tail(args, 4, 1, "put", &opts);
     if (rc == ST_OK)
         rc = target_args(args, true, &t);
     if (rc == ST_OK)
@@ -194,6 +196,9 @@ static int cmd_put(shell_session *s, const shell_value *args)
         rc = st_error(ST_NOMEM, "out of memory");
     if (rc == ST_OK) {
         strata_put_add(m, t.fam, t.fam_len, t.qual, t.qual_len, ts, (char *)val.data, val.len);
+        rc = shell_attributes_apply(opts, m, NULL, NULL);
+    }
+    if (rc == ST_OK) {
         strata_table_put(tb, m, &err);
         if (err)
             rc = shell_data_error(s, t.table->s, err);
@@ -284,7 +289,17 @@ static int versions_maxlength(const shell_value *h, int64_t *versions, int64_t *
 
 static const char *const GET_KEYS[] = {"COLUMN",    "COLUMNS",   "VERSIONS",        "TIMERANGE",
                                        "TIMESTAMP", "FILTER",    "MAXLENGTH",       "FORMATTER",
-                                       "FORMATTER_CLASS", NULL};
+                                       "FORMATTER_CLASS", "ATTRIBUTES", NULL};
+
+/* strata:meta is read through the master (strata_admin_scan_meta), which takes neither
+ * operation attributes nor scan metrics. */
+static int refuse_on_meta(const char *what)
+{
+    return st_error(ST_INVALID_ARGUMENT,
+                    "%s: %s is read through the master, which takes no operation attributes "
+                    "and counts no scan metrics",
+                    what, SHELL_META_TABLE);
+}
 
 /* get's options into g, or (the catalog's get) into the one-row scan sc. */
 static int get_options(strata_get_t *g, strata_scan_t *sc, shell_formats *fm,
@@ -306,6 +321,10 @@ static int get_options(strata_get_t *g, strata_scan_t *sc, shell_formats *fm,
         rc = time_range(h, &from, &to, &range);
     if (rc == ST_OK && f)
         rc = check_filter(f);
+    if (rc == ST_OK && !g && shell_hash_get(h, "ATTRIBUTES"))
+        rc = refuse_on_meta("ATTRIBUTES");
+    if (rc == ST_OK && g)
+        rc = shell_attributes_apply(h, NULL, g, NULL);
     if (rc != ST_OK)
         return rc;
     if (g) {
@@ -439,14 +458,15 @@ static const char *const SCAN_KEYS[] = {
     "STARTROW", "STOPROW",   "ROWPREFIXFILTER", "COLUMNS",      "COLUMN",
     "LIMIT",    "VERSIONS",  "TIMERANGE",       "TIMESTAMP",    "REVERSED",
     "FILTER",   "CACHE",     "MAXLENGTH",       "CACHE_BLOCKS", "RAW",
-    "BATCH",    "ISOLATION_LEVEL", "FORMATTER", "FORMATTER_CLASS", NULL};
+    "BATCH",    "ISOLATION_LEVEL", "FORMATTER", "FORMATTER_CLASS", "ATTRIBUTES",
+    "ALL_METRICS", "METRICS", NULL};
 
 /* count takes a scan's keys (as HBase's _hash_to_scan) but the formatters, and INTERVAL. */
 static const char *const COUNT_KEYS[] = {
     "STARTROW", "STOPROW",   "ROWPREFIXFILTER", "COLUMNS",      "COLUMN",
     "LIMIT",    "VERSIONS",  "TIMERANGE",       "TIMESTAMP",    "REVERSED",
     "FILTER",   "CACHE",     "MAXLENGTH",       "CACHE_BLOCKS", "RAW",
-    "BATCH",    "ISOLATION_LEVEL", "INTERVAL", NULL};
+    "BATCH",    "ISOLATION_LEVEL", "INTERVAL", "ATTRIBUTES", NULL};
 
 static int row_option(strata_scan_t *sc, const shell_value *h, const char *key, bool start)
 {
@@ -549,6 +569,8 @@ static int scan_options(strata_scan_t *sc, const shell_value *h, const char *con
         rc = shell_bool_value(raw, "RAW", &is_raw);
     if (rc == ST_OK && f)
         rc = check_filter(f);
+    if (rc == ST_OK)
+        rc = shell_attributes_apply(h, NULL, NULL, sc);
     if (rc != ST_OK)
         return rc;
     if (range)
@@ -590,6 +612,8 @@ typedef struct scan_out {
     const shell_formats *fm;
     long *rows;
     buf_t key, col, cell;
+    strata_scan_metric *metrics; /* the scanner's metrics at its end, if asked (NULL: no) */
+    size_t *nmetrics;
 } scan_out;
 
 static int scan_print(shell_session *s, scan_out *o, const strata_result_t *r)
@@ -641,19 +665,26 @@ static int scan_table(shell_session *s, const char *table, const strata_scan_t *
         if (rc == ST_OK && shell_interrupted)
             rc = st_error(ST_CLOSED, "interrupted after %ld row(s)", *o->rows);
     }
+    if (rc == ST_OK && o->metrics) {
+        size_t n = strata_scanner_metrics(it, o->metrics, STRATA_SCAN_METRICS_COUNT);
+        *o->nmetrics = n < STRATA_SCAN_METRICS_COUNT ? n : STRATA_SCAN_METRICS_COUNT;
+    }
     strata_scanner_close(it);
     strata_table_close(tb);
     return rc;
 }
 
 /* Runs sc over table (or the catalog), printing every row unless quiet; *rows counts
- * them. For count, interval > 0 prints progress every interval rows. */
+ * them. For count, interval > 0 prints progress every interval rows. With metrics
+ * (may be NULL), the scanner's metrics at the end go there, *nmetrics of them. */
 static int run_scan(shell_session *s, const char *table, const strata_scan_t *sc, bool quiet,
-                    int64_t interval, int64_t maxlen, const shell_formats *fm, long *rows)
+                    int64_t interval, int64_t maxlen, const shell_formats *fm, long *rows,
+                    strata_scan_metric *metrics, size_t *nmetrics)
 {
     static const shell_formats plain = {0};
     scan_out o = {.quiet = quiet, .meta = is_meta(table), .interval = interval,
-                  .maxlen = maxlen, .fm = fm ? fm : &plain, .rows = rows};
+                  .maxlen = maxlen, .fm = fm ? fm : &plain, .rows = rows,
+                  .metrics = metrics, .nmetrics = nmetrics};
     int rc = o.meta ? scan_meta(s, sc, &o) : scan_table(s, table, sc, &o);
     buf_free(&o.key);
     buf_free(&o.col);
@@ -668,15 +699,25 @@ static int cmd_scan(shell_session *s, const shell_value *args)
     int64_t limit = 0, maxlen = -1;
     long rows = 0;
     shell_formats fm = {0};
+    shell_metrics m = {0};
+    strata_scan_metric mv[STRATA_SCAN_METRICS_COUNT];
+    size_t nmv = 0;
     int rc = sc ? shell_nargs(args, 1, 2) : st_error(ST_NOMEM, "out of memory");
     if (rc == ST_OK)
         rc = shell_str_arg(args, 0, "Table name", &t);
     if (rc == ST_OK && args->n == 2)
         rc = scan_options(sc, &args->items[1], SCAN_KEYS, "scan", &fm, &limit, &maxlen);
+    if (rc == ST_OK && args->n == 2)
+        rc = shell_metrics_option(&args->items[1], sc, &m);
+    if (rc == ST_OK && is_meta(t->s) && args->n == 2 &&
+        (m.on || shell_hash_get(&args->items[1], "ATTRIBUTES")))
+        rc = refuse_on_meta(m.on ? "scan metrics" : "ATTRIBUTES");
     if (rc == ST_OK)
-        rc = run_scan(s, t->s, sc, false, 0, maxlen, &fm, &rows);
-    if (rc == ST_OK)
+        rc = run_scan(s, t->s, sc, false, 0, maxlen, &fm, &rows, m.on ? mv : NULL, &nmv);
+    if (rc == ST_OK) {
         shell_footer(s, rows);
+        shell_metrics_print(s, &m, mv, nmv);
+    }
     shell_formats_free(&fm);
     strata_scan_destroy(sc);
     return rc;
@@ -711,8 +752,11 @@ static int cmd_count(shell_session *s, const shell_value *args)
     }
     if (rc == ST_OK && args->n == 2)
         rc = count_options(sc, &args->items[1], &interval);
+    if (rc == ST_OK && is_meta(t->s) && args->n == 2 && args->items[1].kind == SHELL_V_HASH &&
+        shell_hash_get(&args->items[1], "ATTRIBUTES"))
+        rc = refuse_on_meta("ATTRIBUTES");
     if (rc == ST_OK)
-        rc = run_scan(s, t->s, sc, true, interval, -1, NULL, &rows);
+        rc = run_scan(s, t->s, sc, true, interval, -1, NULL, &rows, NULL, NULL);
     if (rc == ST_OK)
         shell_footer(s, rows);
     strata_scan_destroy(sc);
@@ -739,10 +783,11 @@ static int cmd_delete(shell_session *s, const shell_value *args)
 {
     target t = {0};
     strata_mutation_t *m = NULL;
+    const shell_value *opts = NULL;
     int64_t ts;
     int rc = shell_nargs(args, 3, 5);
     if (rc == ST_OK)
-        rc = check_write_tail(args, 3, 1, "delete");
+        rc = check_write_tail(args, 3, 1, "delete", &opts);
     if (rc == ST_OK)
         rc = target_args(args, true, &t);
     if (rc == ST_OK)
@@ -751,8 +796,10 @@ static int cmd_delete(shell_session *s, const shell_value *args)
         rc = st_error(ST_NOMEM, "out of memory");
     if (rc == ST_OK) {
         strata_delete_column(m, t.fam, t.fam_len, t.qual, t.qual_len, ts);
-        rc = apply(s, t.table->s, m);
+        rc = shell_attributes_apply(opts, m, NULL, NULL);
     }
+    if (rc == ST_OK)
+        rc = apply(s, t.table->s, m);
     strata_mutation_destroy(m);
     target_free(&t);
     return rc;
@@ -781,14 +828,17 @@ typedef struct deleteall_what {
     bool has_col, has_qual;
     int64_t ts;
     const shell_table_info *families; /* the row up to ts: the table's families */
+    const shell_value *opts;          /* the options hash (ATTRIBUTES), or NULL */
 } deleteall_what;
 
-static strata_mutation_t *deleteall_mutation(const uint8_t *row, size_t row_len,
-                                             const deleteall_what *w)
+/* The delete of one row as w says, with w's attributes: ST_OK and *out, or the failure. */
+static int deleteall_mutation(const uint8_t *row, size_t row_len, const deleteall_what *w,
+                              strata_mutation_t **out)
 {
     strata_mutation_t *m = strata_delete_create((const char *)row, row_len);
+    *out = NULL;
     if (!m)
-        return NULL;
+        return st_error(ST_NOMEM, "out of memory");
     if (w->has_col && w->has_qual)
         strata_delete_column(m, w->fam, w->fam_len, w->qual, w->qual_len, w->ts);
     else if (w->has_col)
@@ -799,7 +849,13 @@ static strata_mutation_t *deleteall_mutation(const uint8_t *row, size_t row_len,
                 strata_family_descriptor_name(strata_table_descriptor_family(w->families->td, i));
             strata_delete_family(m, f, strlen(f), w->ts);
         }
-    return m;
+    int rc = shell_attributes_apply(w->opts, m, NULL, NULL);
+    if (rc != ST_OK) {
+        strata_mutation_destroy(m);
+        return rc;
+    }
+    *out = m;
+    return ST_OK;
 }
 
 /* Sends a batch of deletes; the first failure is the command's. */
@@ -831,11 +887,15 @@ static int deleteall_prefix(shell_session *s, const shell_value *args)
     strata_table_t *tb = NULL;
     strata_scanner_t *it = NULL;
     strata_batch_t *b = NULL;
+    strata_mutation_t *probe = NULL;
     char *err = NULL;
     strata_scan_t *sc = strata_scan_create();
     int rc = sc ? shell_nargs(args, 2, 5) : st_error(ST_NOMEM, "out of memory");
     if (rc == ST_OK)
-        rc = check_write_tail(args, 2, 2, "deleteall");
+        rc = check_write_tail(args, 2, 2, "deleteall", &w.opts);
+    if (rc == ST_OK) /* a bad ATTRIBUTES fails before any row is read */
+        rc = deleteall_mutation((const uint8_t *)"", 0, &w, &probe);
+    strata_mutation_destroy(probe);
     if (rc == ST_OK)
         rc = shell_str_arg(args, 0, "Table name", &table);
     if (rc == ST_OK)
@@ -880,12 +940,11 @@ static int deleteall_prefix(shell_session *s, const shell_value *args)
         }
         size_t rl;
         const char *row = strata_result_row(r, &rl);
-        strata_mutation_t *m = deleteall_mutation((const uint8_t *)row, rl, &w);
+        strata_mutation_t *m = NULL;
+        rc = deleteall_mutation((const uint8_t *)row, rl, &w, &m);
         strata_result_destroy(r);
-        if (!m) {
-            rc = st_error(ST_NOMEM, "out of memory");
+        if (rc != ST_OK)
             break;
-        }
         strata_batch_add_mutation(b, m);
         strata_mutation_destroy(m);
         if (strata_batch_count(b) >= (size_t)cache)
@@ -910,12 +969,13 @@ static int cmd_deleteall(shell_session *s, const shell_value *args)
         return deleteall_prefix(s, args);
     target t = {0};
     strata_mutation_t *m = NULL;
+    const shell_value *opts = NULL;
     int64_t ts;
     bool has_col =
         args->n > 2 && args->items[2].kind != SHELL_V_NIL && args->items[2].kind != SHELL_V_HASH;
     int rc = shell_nargs(args, 2, 5);
     if (rc == ST_OK)
-        rc = check_write_tail(args, 2, 2, "deleteall");
+        rc = check_write_tail(args, 2, 2, "deleteall", &opts);
     if (rc == ST_OK)
         rc = target_args(args, has_col, &t);
     if (rc == ST_OK)
@@ -929,6 +989,8 @@ static int cmd_deleteall(shell_session *s, const shell_value *args)
         strata_delete_family(m, t.fam, t.fam_len, ts);
     else if (rc == ST_OK && ts != STRATA_LATEST_TIMESTAMP)
         rc = delete_row_at(s, t.table->s, m, ts);
+    if (rc == ST_OK)
+        rc = shell_attributes_apply(opts, m, NULL, NULL);
     if (rc == ST_OK)
         rc = apply(s, t.table->s, m);
     strata_mutation_destroy(m);
@@ -946,15 +1008,40 @@ static int need_qualifier(const target *t, const char *op)
                     "Failed to provide both column family and column qualifier for %s", op);
 }
 
+/* Runs an increment or append m (one column) on table, its new value of that column into
+ * *value (borrowed from *res, the caller's to destroy); *value NULL if the answer has none. */
+static int read_modify_write(shell_session *s, const char *table, const strata_mutation_t *m,
+                             strata_result_t **res, const char **value, size_t *len)
+{
+    strata_table_t *tb = NULL;
+    char *err = NULL;
+    *res = NULL;
+    *value = NULL;
+    *len = 0;
+    int rc = shell_table(s, table, &tb);
+    if (rc == ST_OK && !(*res = strata_table_read_modify_write(tb, m, &err)))
+        rc = shell_data_error(s, table, err);
+    if (rc == ST_OK && strata_result_cell_count(*res) > 0) {
+        *value = strata_result_cell_value(*res, 0, len);
+        if (!*value)
+            *value = ""; /* an empty value is a value */
+    }
+    strata_table_close(tb);
+    return rc;
+}
+
 static int cmd_incr(shell_session *s, const shell_value *args)
 {
     target t = {0};
-    strata_table_t *tb = NULL;
+    strata_mutation_t *m = NULL;
+    strata_result_t *res = NULL;
+    const shell_value *opts = NULL;
+    const char *v = NULL;
+    size_t vl = 0;
     int64_t by = 1;
-    char *err = NULL;
     int rc = shell_nargs(args, 3, 5);
     if (rc == ST_OK)
-        rc = check_write_tail(args, 3, 1, "incr");
+        rc = check_write_tail(args, 3, 1, "incr", &opts);
     if (rc == ST_OK)
         rc = target_args(args, true, &t);
     if (rc == ST_OK)
@@ -962,17 +1049,27 @@ static int cmd_incr(shell_session *s, const shell_value *args)
     if (rc == ST_OK && args->n > 3 && args->items[3].kind != SHELL_V_HASH &&
         args->items[3].kind != SHELL_V_NIL)
         rc = shell_int_value(&args->items[3], "Increment", &by);
-    if (rc == ST_OK)
-        rc = shell_table(s, t.table->s, &tb);
+    if (rc == ST_OK && !(m = strata_increment_create((char *)t.row.data, t.row.len)))
+        rc = st_error(ST_NOMEM, "out of memory");
     if (rc == ST_OK) {
-        int64_t v = strata_table_increment(tb, (char *)t.row.data, t.row.len, t.fam, t.fam_len,
-                                           t.qual, t.qual_len, by, &err);
-        if (err)
-            rc = shell_data_error(s, t.table->s, err);
-        else
-            fprintf(s->out, "COUNTER VALUE = %lld\n", (long long)v);
+        strata_increment_add(m, t.fam, t.fam_len, t.qual, t.qual_len, by);
+        rc = shell_attributes_apply(opts, m, NULL, NULL);
     }
-    strata_table_close(tb);
+    if (rc == ST_OK)
+        rc = read_modify_write(s, t.table->s, m, &res, &v, &vl);
+    if (rc == ST_OK && !v) /* HBase: an empty result */
+        fprintf(s->out, "No counter found at specified coordinates\n");
+    else if (rc == ST_OK && vl != 8)
+        rc = st_error(ST_INVALID_ARGUMENT, "the value at %s is %zu bytes, not an 8-byte counter",
+                      (char *)t.col.data, vl);
+    else if (rc == ST_OK) {
+        uint64_t u = 0;
+        for (int i = 0; i < 8; i++)
+            u = u << 8 | (unsigned char)v[i];
+        fprintf(s->out, "COUNTER VALUE = %lld\n", (long long)(int64_t)u);
+    }
+    strata_result_destroy(res);
+    strata_mutation_destroy(m);
     target_free(&t);
     return rc;
 }
@@ -1023,32 +1120,34 @@ static int cmd_append(shell_session *s, const shell_value *args)
 {
     target t = {0};
     buf_t val = {0}, shown = {0};
-    strata_table_t *tb = NULL;
-    char *err = NULL;
+    strata_mutation_t *m = NULL;
+    strata_result_t *res = NULL;
+    const shell_value *opts = NULL;
+    const char *v = NULL;
+    size_t vl = 0;
     int rc = shell_nargs(args, 4, 5);
     if (rc == ST_OK)
-        rc = check_write_tail(args, 4, 0, "append");
+        rc = check_write_tail(args, 4, 0, "append", &opts);
     if (rc == ST_OK)
         rc = target_args(args, true, &t);
     if (rc == ST_OK)
         rc = need_qualifier(&t, "append");
     if (rc == ST_OK)
         rc = bytes_arg(args, 3, "Value", &val);
-    if (rc == ST_OK)
-        rc = shell_table(s, t.table->s, &tb);
+    if (rc == ST_OK && !(m = strata_append_create((char *)t.row.data, t.row.len)))
+        rc = st_error(ST_NOMEM, "out of memory");
     if (rc == ST_OK) {
-        size_t nl = 0;
-        char *nv = strata_table_append(tb, (char *)t.row.data, t.row.len, t.fam, t.fam_len, t.qual,
-                                       t.qual_len, (char *)val.data, val.len, &nl, &err);
-        if (err) {
-            rc = shell_data_error(s, t.table->s, err);
-        } else {
-            shell_escape_binary(&shown, nv, nl);
-            fprintf(s->out, "CURRENT VALUE = %s\n", shown.data ? (char *)shown.data : "");
-        }
-        strata_free(nv);
+        strata_append_add(m, t.fam, t.fam_len, t.qual, t.qual_len, (char *)val.data, val.len);
+        rc = shell_attributes_apply(opts, m, NULL, NULL);
     }
-    strata_table_close(tb);
+    if (rc == ST_OK)
+        rc = read_modify_write(s, t.table->s, m, &res, &v, &vl);
+    if (rc == ST_OK && v) { /* HBase prints nothing for an empty result */
+        shell_escape_binary(&shown, v, vl);
+        fprintf(s->out, "CURRENT VALUE = %s\n", shown.data ? (char *)shown.data : "");
+    }
+    strata_result_destroy(res);
+    strata_mutation_destroy(m);
     buf_free(&val);
     buf_free(&shown);
     target_free(&t);
@@ -1059,7 +1158,8 @@ const shell_command shell_cmds_dml[] = {
     {"append", "dml", cmd_append,
      "Appends a cell 'value' at specified table/row/column coordinates.\n"
      "\n"
-     "  strata> append 't1', 'r1', 'c1', 'value'\n"},
+     "  strata> append 't1', 'r1', 'c1', 'value'\n"
+     "  strata> append 't1', 'r1', 'c1', 'value', ATTRIBUTES=>{'mykey'=>'myvalue'}\n"},
     {"count", "dml", cmd_count,
      "Count the number of rows in a table. This operation may take a LONG\n"
      "time. Current count is shown every 1000 rows by default. Count interval\n"
@@ -1080,7 +1180,8 @@ const shell_command shell_cmds_dml[] = {
      "marked with the time 'ts1', do:\n"
      "\n"
      "  strata> delete 'ns1:t1', 'r1', 'c1', ts1\n"
-     "  strata> delete 't1', 'r1', 'c1', ts1\n"},
+     "  strata> delete 't1', 'r1', 'c1', ts1\n"
+     "  strata> delete 't1', 'r1', 'c1', ts1, {ATTRIBUTES=>{'mykey'=>'myvalue'}}\n"},
     {"deleteall", "dml", cmd_deleteall,
      "Delete all cells in a given row; pass a table name, row, and optionally\n"
      "a column and timestamp. Examples:\n"
@@ -1088,7 +1189,8 @@ const shell_command shell_cmds_dml[] = {
      "  strata> deleteall 'ns1:t1', 'r1'\n"
      "  strata> deleteall 't1', 'r1'\n"
      "  strata> deleteall 't1', 'r1', 'c1'\n"
-     "  strata> deleteall 't1', 'r1', 'c1', ts1\n"},
+     "  strata> deleteall 't1', 'r1', 'c1', ts1\n"
+     "  strata> deleteall 't1', 'r1', 'c1', ts1, {ATTRIBUTES=>{'mykey'=>'myvalue'}}\n"},
     {"get", "dml", cmd_get,
      "Get row or cell contents; pass table name, row, and optionally\n"
      "a dictionary of column(s), timestamp, timerange, versions and filter. Examples:\n"
@@ -1105,6 +1207,7 @@ const shell_command shell_cmds_dml[] = {
      "  strata> get 't1', 'r1', 'c1'\n"
      "  strata> get 't1', 'r1', 'c1', 'c2'\n"
      "  strata> get 't1', 'r1', ['c1', 'c2']\n"
+     "  strata> get 't1', 'r1', {COLUMN => 'c1', ATTRIBUTES => {'mykey'=>'myvalue'}}\n"
      "  strata> get 'strata:meta', 'default:t1'     (the catalog's table row)\n"
      "\n"
      "Values print through Bytes.toStringBinary: a byte outside printable ASCII\n"
@@ -1124,7 +1227,9 @@ const shell_command shell_cmds_dml[] = {
      "  strata> incr 'ns1:t1', 'r1', 'c1'\n"
      "  strata> incr 't1', 'r1', 'c1'\n"
      "  strata> incr 't1', 'r1', 'c1', 1\n"
-     "  strata> incr 't1', 'r1', 'c1', 10\n"},
+     "  strata> incr 't1', 'r1', 'c1', 10\n"
+     "  strata> incr 't1', 'r1', 'c1', 10, {ATTRIBUTES=>{'mykey'=>'myvalue'}}\n"
+     "  strata> incr 't1', 'r1', 'c1', {ATTRIBUTES=>{'mykey'=>'myvalue'}}\n"},
     {"put", "dml", cmd_put,
      "Put a cell 'value' at specified table/row/column and optionally\n"
      "timestamp coordinates. To put a cell value into table 'ns1:t1' or 't1'\n"
@@ -1133,16 +1238,27 @@ const shell_command shell_cmds_dml[] = {
      "  strata> put 'ns1:t1', 'r1', 'c1', 'value'\n"
      "  strata> put 't1', 'r1', 'c1', 'value'\n"
      "  strata> put 't1', 'r1', 'c1', 'value', ts1\n"
-     "  strata> put 't1', 'r1', 'c1', \"\\x00\\x01binary\"\n"},
+     "  strata> put 't1', 'r1', 'c1', \"\\x00\\x01binary\"\n"
+     "  strata> put 't1', 'r1', 'c1', 'value', {ATTRIBUTES=>{'mykey'=>'myvalue'}}\n"
+     "  strata> put 't1', 'r1', 'c1', 'value', ts1, {ATTRIBUTES=>{'mykey'=>'myvalue'}}\n"
+     "\n"
+     "ATTRIBUTES go to the region server with the operation (no Strata server\n"
+     "acts on them: it has no coprocessors).\n"},
     {"scan", "dml", cmd_scan,
      "Scan a table; pass table name and optionally a dictionary of scanner\n"
      "specifications. Scanner specifications may include one or more of:\n"
      "TIMERANGE, FILTER, LIMIT, STARTROW, STOPROW, ROWPREFIXFILTER, TIMESTAMP,\n"
-     "MAXLENGTH, COLUMNS, CACHE, REVERSED, RAW or VERSIONS.\n"
+     "MAXLENGTH, COLUMNS, CACHE, REVERSED, RAW, VERSIONS, ALL_METRICS, METRICS,\n"
+     "ISOLATION_LEVEL, BATCH or ATTRIBUTES.\n"
      "\n"
      "RAW => true also returns the delete markers (type=Delete, DeleteColumn,\n"
      "DeleteFamily, DeleteFamilyVersion) and the versions they mask, up to VERSIONS.\n"
      "'strata:meta' scans the catalog (read-only), its info:regioninfo decoded.\n"
+     "\n"
+     "If you wish to see metrics regarding the execution of the scan, the\n"
+     "ALL_METRICS boolean should be set to true. Alternatively, if you would\n"
+     "prefer to see only a subset of the metrics, the METRICS array can be\n"
+     "defined to include the names of only the metrics you care about.\n"
      "\n"
      "If no columns are specified, all columns will be scanned.\n"
      "To scan all members of a column family, leave the qualifier empty as in\n"
@@ -1161,6 +1277,9 @@ const shell_command shell_cmds_dml[] = {
      "  strata> scan 't1', {COLUMNS => ['c1', 'c2'], LIMIT => 10, STARTROW => 'xyz'}\n"
      "  strata> scan 't1', {COLUMNS => 'c1', TIMERANGE => [1303668804000, 1303668904000]}\n"
      "  strata> scan 't1', {REVERSED => true}\n"
+     "  strata> scan 't1', {ALL_METRICS => true}\n"
+     "  strata> scan 't1', {METRICS => ['RPC_RETRIES', 'ROWS_FILTERED']}\n"
+     "  strata> scan 't1', {COLUMNS => ['c1', 'c2'], ATTRIBUTES => {'mykey' => 'myvalue'}}\n"
      "  strata> scan 't1', {RAW => true, VERSIONS => 10}\n"
      "  strata> scan 'strata:meta', {STARTROW => 'default:t1,', LIMIT => 10}\n"
      "  strata> scan 't1', {ROWPREFIXFILTER => 'row2', FILTER => \"\n"

@@ -219,6 +219,27 @@ int shell_ttl_parse(const char *text, int64_t *out);
 /* Every key of hash must be one of allowed (NULL-terminated); else "Unknown argument". */
 int shell_check_keys(const shell_value *hash, const char *const *allowed, const char *where);
 
+/* ---- operation attributes and scan metrics (shell_attrs.c, shell_scan_metrics.c) ---- */
+
+/* ATTRIBUTES => {...} of the options hash opts (NULL or without the key: nothing) set on
+ * the one of m, g, sc that is not NULL: ST_OK, or ST_INVALID_ARGUMENT ("Attributes must
+ * be a Hash type", a nil value, a name past its bounds ...) naming the attribute. */
+int shell_attributes_apply(const shell_value *opts, strata_mutation_t *m, strata_get_t *g,
+                           strata_scan_t *sc);
+
+/* Scan metrics asked for by ALL_METRICS / METRICS, and which to print. */
+typedef struct shell_metrics {
+    bool on;
+    const shell_value *filter; /* METRICS (borrowed from the arguments), or NULL */
+} shell_metrics;
+
+/* ALL_METRICS and METRICS of a scan's options into *out; turns metrics on in sc when
+ * either asks. ST_OK or ST_INVALID_ARGUMENT. */
+int shell_metrics_option(const shell_value *opts, strata_scan_t *sc, shell_metrics *out);
+/* With m->on: an empty line, "METRIC  VALUE" and the metrics v[0..n) (sorted here by
+ * name) that m's filter lets through, as HBase's formatter prints them. */
+void shell_metrics_print(shell_session *s, const shell_metrics *m, strata_scan_metric *v, size_t n);
+
 /* ---- cluster (shell_conn.c) ---- */
 
 /* The admin handle, opened and checked on first use (see shell.h). */

@@ -8,9 +8,12 @@
  * filter, the four deletes, check-and-mutate, increment, append, a non-retryable error
  * surfacing at once); scans crossing all four regions on both servers, forward and
  * reversed, clamped by start/stop, limited, and with batch (partial rows); a batch over
- * all regions with a per-action failure; the buffered mutator; and the move drill: a
- * thread writes and reads through the client for 3 s while region r1 is closed on server
- * 0, opened on server 1 and the location file rewritten; the client must surface no error
+ * all regions with a per-action failure; the buffered mutator; scan metrics over the four
+ * regions (rows scanned and filtered by the servers, regions, RPCs, retries, bytes) and
+ * operation attributes on every kind of operation, a region server refusing raw calls
+ * whose attribute set passes a bound; and the move drill: a thread writes and reads
+ * through the client for 3 s while region r1 is closed on server 0, opened on server 1
+ * and the location file rewritten; the client must surface no error
  * and every acknowledged write must be readable afterwards. (The example program,
  * examples/put_get.c, creates its own table through the master: test_install.c runs it
  * on a whole cluster.) Scans that are mid-row (batch) or between rows when their region moves resume without
@@ -38,6 +41,7 @@
 
 #include "common/clock.h"
 #include "common/proto/admin.pb-c.h"
+#include "common/proto/client.pb-c.h"
 #include "common/rpc/rpc_client.h"
 #include "common/status.h"
 #include "strata/strata.h"
@@ -592,6 +596,244 @@ static void scan_survives_expired_server_scanner(void **state)
     strata_scanner_close(sc);
 }
 
+/* ---- scan metrics and operation attributes ---- */
+
+/* The value of metric name among m[0..n), or -1. */
+static int64_t metric_of(const strata_scan_metric *m, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(m[i].name, name) == 0)
+            return m[i].value;
+    return -1;
+}
+
+/* Scans f:s (reversed or not, caching rows a call) with metrics on: the rows seen, the
+ * bytes of their cells as HBase estimates them, and the metrics at the end. */
+static int scan_with_metrics(bool reversed, uint32_t caching, int sleep_after, int64_t *bytes,
+                             strata_scan_metric *m, size_t *n)
+{
+    char *err = NULL;
+    strata_scan_t *s = strata_scan_create();
+    strata_scan_add_column(s, "f", 1, "s", 1);
+    strata_scan_set_reversed(s, reversed);
+    strata_scan_set_caching(s, caching);
+    strata_scan_set_metrics_enabled(s, 1);
+    strata_scan_set_attribute(s, "trace", "t-1", 3, &err);
+    check_ok(&err, "scan attribute");
+    strata_scanner_t *sc = strata_table_scan(g.table, s, &err);
+    strata_scan_destroy(s);
+    check_ok(&err, "scan open");
+    int rows = 0;
+    strata_result_t *r;
+    *bytes = 0;
+    while ((r = strata_scanner_next(sc, &err)) != NULL) {
+        for (size_t i = 0; i < strata_result_cell_count(r); i++) {
+            size_t rl, fl, ql, vl;
+            strata_result_cell_row(r, i, &rl);
+            strata_result_cell_family(r, i, &fl);
+            strata_result_cell_qualifier(r, i, &ql);
+            strata_result_cell_value(r, i, &vl);
+            *bytes += (int64_t)(24 + rl + fl + ql + vl);
+        }
+        strata_result_destroy(r);
+        if (++rows == sleep_after)
+            clock_sleep_ms(2500); /* the lease runs out; the reaper closes the scanner */
+    }
+    check_ok(&err, "scan");
+    *n = strata_scanner_metrics(sc, m, STRATA_SCAN_METRICS_COUNT);
+    strata_scanner_close(sc);
+    return rows;
+}
+
+/* HBase's ScanMetrics over the four regions on two servers: rows scanned and filtered from
+ * the servers (rows without f:s are scanned and filtered), a region each, an RPC at least
+ * per region, nothing remote on loopback, the result bytes; a reopen after an expired
+ * server scanner is a retry; a scan without metrics has none. */
+static void scan_metrics_across_regions(void **state)
+{
+    strata_scan_metric m[STRATA_SCAN_METRICS_COUNT];
+    size_t n;
+    int64_t bytes;
+    load_scan_rows();
+    for (int reversed = 0; reversed < 2; reversed++) {
+        int rows = scan_with_metrics(reversed, 5, -1, &bytes, m, &n);
+        assert_int_equal(rows, 52);
+        assert_int_equal(n, STRATA_SCAN_METRICS_COUNT);
+        int64_t scanned = metric_of(m, n, "ROWS_SCANNED");
+        assert_true(scanned >= 52);
+        assert_int_equal(scanned - metric_of(m, n, "ROWS_FILTERED"), 52);
+        assert_int_equal(metric_of(m, n, "REGIONS_SCANNED"), NREGIONS);
+        assert_true(metric_of(m, n, "RPC_CALLS") >= (52 + 4) / 5); /* at most 5 rows a call */
+        assert_int_equal(metric_of(m, n, "REMOTE_RPC_CALLS"), 0);
+        assert_int_equal(metric_of(m, n, "RPC_RETRIES"), 0);
+        assert_int_equal(metric_of(m, n, "NOT_SERVING_REGION_EXCEPTION"), 0);
+        assert_int_equal(metric_of(m, n, "BYTES_IN_RESULTS"), bytes);
+        assert_int_equal(metric_of(m, n, "BYTES_IN_REMOTE_RESULTS"), 0);
+    }
+    assert_int_equal(scan_with_metrics(false, 1, 2, &bytes, m, &n), 52);
+    assert_true(metric_of(m, n, "RPC_RETRIES") >= 1);
+    assert_int_equal(metric_of(m, n, "REMOTE_RPC_RETRIES"), 0);
+
+    char *err = NULL;
+    strata_scan_t *s = strata_scan_create();
+    strata_scanner_t *sc = strata_table_scan(g.table, s, &err);
+    strata_scan_destroy(s);
+    strata_result_destroy(strata_scanner_next(sc, &err));
+    check_ok(&err, "scan without metrics");
+    assert_int_equal(strata_scanner_metrics(sc, m, STRATA_SCAN_METRICS_COUNT), 0);
+    strata_scanner_close(sc);
+}
+
+/* Attributes on every kind of operation reach the servers and change nothing there. */
+static void attributes_on_every_operation(void **state)
+{
+    char *err = NULL;
+    size_t len;
+    strata_mutation_t *m = strata_put_create("attr-1", 6);
+    strata_put_add(m, "f", 1, "q", 1, STRATA_LATEST_TIMESTAMP, "v1", 2);
+    strata_mutation_set_attribute(m, "trace", "abc", 3, &err);
+    strata_table_put(g.table, m, &err);
+    check_ok(&err, "put with attributes");
+    strata_batch_t *b = strata_batch_create();
+    strata_mutation_t *m2 = strata_put_create("attr-u", 6); /* another region */
+    strata_put_add(m2, "f", 1, "q", 1, STRATA_LATEST_TIMESTAMP, "v2", 2);
+    strata_mutation_set_attribute(m2, "trace", "def", 3, &err);
+    strata_batch_add_mutation(b, m2);
+    strata_get_t *gt = strata_get_create("attr-1", 6);
+    strata_get_set_attribute(gt, "trace", "ghi", 3, &err);
+    strata_batch_add_get(b, gt);
+    strata_table_batch(g.table, b, &err);
+    check_ok(&err, "batch with attributes");
+    assert_memory_equal(strata_result_value(strata_batch_result(b, 1), "f", 1, "q", 1, &len),
+                        "v1", 2);
+    strata_batch_destroy(b);
+    strata_mutator_t *bm = strata_mutator_create(g.table, 0);
+    strata_mutation_set_attribute(m, "trace", "jkl", 3, &err);
+    strata_mutator_mutate(bm, m, &err);
+    strata_mutator_close(bm, &err);
+    check_ok(&err, "mutator with attributes");
+    strata_mutation_t *inc = strata_increment_create("attr-1", 6);
+    strata_increment_add(inc, "f", 1, "n", 1, 4);
+    strata_mutation_set_attribute(inc, "trace", "mno", 3, &err);
+    strata_result_t *r = strata_table_read_modify_write(g.table, inc, &err);
+    check_ok(&err, "increment with attributes");
+    strata_result_destroy(r);
+    strata_mutation_t *del = strata_delete_create("attr-u", 6);
+    strata_mutation_set_attribute(del, "trace", "pqr", 3, &err);
+    strata_table_delete(g.table, del, &err);
+    check_ok(&err, "delete with attributes");
+    r = strata_table_get(g.table, gt, &err);
+    check_ok(&err, "get with attributes");
+    assert_memory_equal(strata_result_value(r, "f", 1, "q", 1, &len), "v1", 2);
+    assert_int_equal(strata_result_cell_count(r), 2); /* f:n = 4, f:q */
+    strata_result_destroy(r);
+    strata_get_t *gu = strata_get_create("attr-u", 6);
+    r = strata_table_get(g.table, gu, &err);
+    check_ok(&err, "get");
+    assert_int_equal(strata_result_cell_count(r), 0);
+    strata_result_destroy(r);
+    strata_get_destroy(gu);
+    strata_get_destroy(gt);
+    strata_mutation_destroy(del);
+    strata_mutation_destroy(inc);
+    strata_mutation_destroy(m2);
+    strata_mutation_destroy(m);
+}
+
+/* A raw call whose attribute set passes a bound (bypassing the library's own check) is
+ * refused by the region server, not retried, and nothing of it is applied; in a Multi,
+ * only that action. */
+static void server_refuses_bad_attribute_sets(void **state)
+{
+    Strata__Client__NameBytesPair p[65], *pp[65];
+    char names[65][8];
+    for (int i = 0; i < 65; i++) {
+        strata__client__name_bytes_pair__init(&p[i]);
+        snprintf(names[i], sizeof(names[i]), "k%d", i);
+        p[i].name = names[i];
+        pp[i] = &p[i];
+    }
+    Strata__Client__Cell c = STRATA__CLIENT__CELL__INIT, *cp[1] = {&c};
+    c.has_family = c.has_qualifier = c.has_value = 1;
+    c.family = (ProtobufCBinaryData){1, (uint8_t *)"f"};
+    c.qualifier = (ProtobufCBinaryData){1, (uint8_t *)"q"};
+    c.value = (ProtobufCBinaryData){1, (uint8_t *)"v"};
+    Strata__Client__MutationProto mp = STRATA__CLIENT__MUTATION_PROTO__INIT;
+    mp.mutate_type = STRATA__CLIENT__MUTATION_PROTO__MUTATION_TYPE__PUT;
+    mp.n_cell = 1;
+    mp.cell = cp;
+    mp.n_attribute = 65;
+    mp.attribute = pp;
+    Strata__Client__RegionSpecifier rs = STRATA__CLIENT__REGION_SPECIFIER__INIT;
+    rs.encoded_name = "r4"; /* [t, ...) on server 1 */
+    mp.row = (ProtobufCBinaryData){5, (uint8_t *)"x-raw"};
+    Strata__Client__MutateRequest mr = STRATA__CLIENT__MUTATE_REQUEST__INIT;
+    mr.region = &rs;
+    mr.mutation = &mp;
+    buf_t resp = {0};
+    assert_int_equal(admin_call(1, "ClientService.Mutate", &mr.base, &resp), ST_INVALID_ARGUMENT);
+    if (!strstr(st_errmsg(), "Put refused: 65 operation attributes, more than 64"))
+        fail_msg("message: %s", st_errmsg());
+    /* a name given twice, in a Multi beside a good action */
+    mp.n_attribute = 2;
+    p[1].name = "k0";
+    Strata__Client__MutationProto good = mp;
+    good.n_attribute = 1;
+    good.row = (ProtobufCBinaryData){6, (uint8_t *)"x-raw2"};
+    Strata__Client__Action a0 = STRATA__CLIENT__ACTION__INIT, a1 = STRATA__CLIENT__ACTION__INIT;
+    Strata__Client__Action *as[2] = {&a0, &a1};
+    a0.mutation = &mp;
+    a1.mutation = &good;
+    Strata__Client__RegionAction ra = STRATA__CLIENT__REGION_ACTION__INIT, *ras[1] = {&ra};
+    ra.region = &rs;
+    ra.n_action = 2;
+    ra.action = as;
+    Strata__Client__MultiRequest multi = STRATA__CLIENT__MULTI_REQUEST__INIT;
+    multi.n_region_action = 1;
+    multi.region_action = ras;
+    buf_reset(&resp);
+    assert_int_equal(admin_call(1, "ClientService.Multi", &multi.base, &resp), ST_OK);
+    Strata__Client__MultiResponse *mu =
+        strata__client__multi_response__unpack(NULL, resp.len, resp.data);
+    assert_non_null(mu);
+    assert_int_equal(mu->n_region_action_result, 1);
+    Strata__Client__RegionActionResult *rar = mu->region_action_result[0];
+    assert_int_equal(rar->n_result, 2);
+    assert_non_null(rar->result[0]->error);
+    assert_int_equal(rar->result[0]->error->code, ST_INVALID_ARGUMENT);
+    assert_non_null(
+        strstr(rar->result[0]->error->message, "operation attribute 'k0' is given twice"));
+    assert_null(rar->result[1]->error);
+    strata__client__multi_response__free_unpacked(mu, NULL);
+    /* a Scan with an empty name */
+    p[0].name = "";
+    Strata__Client__Scan scan = STRATA__CLIENT__SCAN__INIT;
+    scan.n_attribute = 1;
+    scan.attribute = pp;
+    Strata__Client__ScanRequest sr = STRATA__CLIENT__SCAN_REQUEST__INIT;
+    sr.region = &rs;
+    sr.scan = &scan;
+    buf_reset(&resp);
+    assert_int_equal(admin_call(1, "ClientService.Scan", &sr.base, &resp), ST_INVALID_ARGUMENT);
+    assert_non_null(strstr(st_errmsg(), "Scan refused: operation attribute ''"));
+    buf_free(&resp);
+
+    char *err = NULL;
+    size_t len;
+    strata_get_t *gx = strata_get_create("x-raw", 5);
+    strata_result_t *r = strata_table_get(g.table, gx, &err);
+    check_ok(&err, "get x-raw");
+    assert_int_equal(strata_result_cell_count(r), 0); /* refused: nothing written */
+    strata_result_destroy(r);
+    strata_get_destroy(gx);
+    gx = strata_get_create("x-raw2", 6);
+    r = strata_table_get(g.table, gx, &err);
+    check_ok(&err, "get x-raw2");
+    assert_memory_equal(strata_result_value(r, "f", 1, "q", 1, &len), "v", 1);
+    strata_result_destroy(r);
+    strata_get_destroy(gx);
+}
+
 /* With batch 2, each k = 0 row's five g cells come as 2 + 2 + 1, the first two partial. */
 static void scan_batch_gives_partial_rows(void **state)
 {
@@ -843,9 +1085,11 @@ static void scan_across_move(bool reversed, const char *start, int idx, int befo
     strata_scan_set_caching(s, 1);
     strata_scan_set_reversed(s, reversed);
     strata_scan_set_start(s, start, strlen(start));
+    strata_scan_set_metrics_enabled(s, 1);
     strata_scanner_t *sc = strata_table_scan(g.table, s, &err);
     strata_scan_destroy(s);
     strata_result_t *r;
+    strata_scan_metric m[STRATA_SCAN_METRICS_COUNT];
     int results = 0, cells = 0, rows = 0;
     while ((r = strata_scanner_next(sc, &err)) != NULL) {
         size_t len;
@@ -860,8 +1104,12 @@ static void scan_across_move(bool reversed, const char *start, int idx, int befo
         if (results == before && move_region(idx, 1 - regions[idx].server) != ST_OK)
             fail_msg("moving %s: %s", regions[idx].name, st_errmsg());
     }
+    size_t n = strata_scanner_metrics(sc, m, STRATA_SCAN_METRICS_COUNT);
     strata_scanner_close(sc);
     check_ok(&err, "scan across a move");
+    /* the scanner's region closed under it: HBase's NotServingRegionException, a retry */
+    assert_true(metric_of(m, n, "NOT_SERVING_REGION_EXCEPTION") >= 1);
+    assert_true(metric_of(m, n, "RPC_RETRIES") >= 1);
     assert_int_equal(rows, 13);
     assert_int_equal(cells, 13 * 5);
     assert_int_equal(results, 13 * 3);
@@ -886,6 +1134,9 @@ int main(void)
         cmocka_unit_test(scan_crosses_regions_forward_and_reversed),
         cmocka_unit_test(scan_batch_gives_partial_rows),
         cmocka_unit_test(scan_survives_expired_server_scanner),
+        cmocka_unit_test(scan_metrics_across_regions),
+        cmocka_unit_test(attributes_on_every_operation),
+        cmocka_unit_test(server_refuses_bad_attribute_sets),
         cmocka_unit_test(batch_across_regions_with_a_failed_action),
         cmocka_unit_test(buffered_mutator_flushes_on_size_and_reports_failures),
         cmocka_unit_test(move_region_while_writing),

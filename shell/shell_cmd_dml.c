@@ -705,10 +705,13 @@ static int cmd_scan(shell_session *s, const shell_value *args)
     int rc = sc ? shell_nargs(args, 1, 2) : st_error(ST_NOMEM, "out of memory");
     if (rc == ST_OK)
         rc = shell_str_arg(args, 0, "Table name", &t);
+    /* as HBase's _hash_to_scan: the metrics switch, then ATTRIBUTES (which may set the
+     * switch's attribute too), then whatever the scan holds decides */
+    if (rc == ST_OK && args->n == 2 && args->items[1].kind == SHELL_V_HASH)
+        rc = shell_metrics_option(&args->items[1], sc, &m);
     if (rc == ST_OK && args->n == 2)
         rc = scan_options(sc, &args->items[1], SCAN_KEYS, "scan", &fm, &limit, &maxlen);
-    if (rc == ST_OK && args->n == 2)
-        rc = shell_metrics_option(&args->items[1], sc, &m);
+    m.on = rc == ST_OK && strata_scan_metrics_enabled(sc);
     if (rc == ST_OK && is_meta(t->s) && args->n == 2 &&
         (m.on || shell_hash_get(&args->items[1], "ATTRIBUTES")))
         rc = refuse_on_meta(m.on ? "scan metrics" : "ATTRIBUTES");

@@ -7,7 +7,9 @@
  * names it lists (a name Strata does not count is skipped, as HBase skips a name it does
  * not know); an empty list, or ALL_METRICS => true without METRICS, prints them all.
  * Ruby's include? decides a match: for an Array an equal element, for a String (METRICS
- * => 'ROWS_SCANNED') a name inside it.
+ * => 'ROWS_SCANNED') a name inside it. As in HBase, ATTRIBUTES are set after the switch,
+ * so an attribute scan.attributes.metrics.enable there has the last word (scan's caller
+ * reads the scan's switch once both are applied).
  *
  * Thread-safety: a session belongs to one thread.
  */

@@ -200,6 +200,17 @@ static void test_metrics_subset(void **state)
     expect_all_names(out);
     assert_int_equal(metric(out, "ROWS_SCANNED"), 5);
     free(out);
+    /* ATTRIBUTES come after the switch, as in HBase: the metrics attribute decides */
+    ssh_expect("scan 'sm', {ALL_METRICS => true, LIMIT => 1, "
+               "ATTRIBUTES => {'scan.attributes.metrics.enable' => \"\\x00\"}}\n",
+               "ROW  COLUMN+CELL\n"
+               " a column=f:q, timestamp=10, value=keep\n"
+               "1 row(s)\n"
+               "Took X seconds\n");
+    out = run_ok("scan 'sm', {ATTRIBUTES => {'scan.attributes.metrics.enable' => \"\\xff\"}}\n");
+    expect_all_names(out);
+    assert_int_equal(metric(out, "ROWS_SCANNED"), 5);
+    free(out);
     ssh_expect_fail("scan 'sm', {METRICS => 5}\n", "METRICS must be an Array of metric names");
     ssh_expect_fail("scan 'strata:meta', {ALL_METRICS => true}\n",
                     "strata:meta is read through the master");

@@ -212,10 +212,16 @@ void strata_admin_create_table_presplit(strata_admin_t *a, const strata_table_de
 void strata_admin_modify_table(strata_admin_t *a, const strata_table_descriptor_t *td,
                                char **errptr)
 {
+    strata_admin_modify_table_async(a, td, 0, errptr);
+}
+
+void strata_admin_modify_table_async(strata_admin_t *a, const strata_table_descriptor_t *td,
+                                     unsigned char async, char **errptr)
+{
     Strata__Admin__TableSchema *s = NULL;
     int rc = schema_for(a, td, "modify table", &s);
     if (rc == ST_OK)
-        rc = admin_rpc_modify_table(a->rpc, s);
+        rc = admin_rpc_modify_table_async(a->rpc, s, async != 0);
     check(rc, errptr);
     admin_rpc_schema_free(s);
 }
@@ -433,6 +439,21 @@ void strata_admin_compact_region(strata_admin_t *a, const char *encoded_name, un
 {
     int rc = need_handle(a, "compact region");
     check(rc == ST_OK ? admin_rpc_compact_region(a->rpc, encoded_name, major != 0) : rc, errptr);
+}
+
+void strata_admin_flush_family(strata_admin_t *a, const char *table, const char *encoded_name,
+                               const char *family, char **errptr)
+{
+    int rc = need_handle(a, "flush");
+    check(rc == ST_OK ? admin_rpc_flush(a->rpc, table, encoded_name, family) : rc, errptr);
+}
+
+void strata_admin_compact_family(strata_admin_t *a, const char *table, const char *encoded_name,
+                                 const char *family, unsigned char major, char **errptr)
+{
+    int rc = need_handle(a, major ? "major compact" : "compact");
+    check(rc == ST_OK ? admin_rpc_compact(a->rpc, table, encoded_name, family, major != 0) : rc,
+          errptr);
 }
 
 /* ---- cluster status ---- */

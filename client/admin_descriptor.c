@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "client/admin_internal.h"
 #include "common/status.h"
@@ -119,6 +120,62 @@ void strata_family_descriptor_unset(strata_family_descriptor_t *f, strata_family
 {
     if (family_attr_ok(attr))
         f->set[attr] = false;
+}
+
+static const char *const BLOOM_NAMES[] = {"NONE", "ROW", "ROWCOL", NULL};
+static const char *const COMPRESSION_NAMES[] = {"NONE", "ZSTD", "SNAPPY", "LZ4", "GZ", NULL};
+static const char *const KEEP_DELETED_NAMES[] = {"FALSE", "TRUE", "TTL", NULL};
+static const char *const ENCODING_NAMES[] = {"NONE",      "PREFIX",       "DIFF",
+                                             "FAST_DIFF", "ROW_INDEX_V1", NULL};
+
+/* The NULL-terminated names of an enumerated attribute's values, or NULL. */
+static const char *const *value_names(strata_family_attr attr)
+{
+    switch (attr) {
+    case STRATA_FAMILY_BLOOMFILTER:
+        return BLOOM_NAMES;
+    case STRATA_FAMILY_COMPRESSION:
+        return COMPRESSION_NAMES;
+    case STRATA_FAMILY_KEEP_DELETED_CELLS:
+        return KEEP_DELETED_NAMES;
+    case STRATA_FAMILY_DATA_BLOCK_ENCODING:
+        return ENCODING_NAMES;
+    default:
+        return NULL;
+    }
+}
+
+const char *strata_family_attr_name(strata_family_attr attr)
+{
+    return family_attr_ok(attr) ? FAMILY_ATTR_NAME[attr] : NULL;
+}
+
+const char *strata_family_value_name(strata_family_attr attr, int64_t value)
+{
+    const char *const *names = value_names(attr);
+    for (int64_t i = 0; names && names[i]; i++)
+        if (i == value)
+            return names[i];
+    return NULL;
+}
+
+int strata_family_value_parse(strata_family_attr attr, const char *name, int64_t *out)
+{
+    const char *const *names = value_names(attr);
+    if (!names)
+        return st_error(ST_INVALID_ARGUMENT, "%s is not an enumerated family attribute",
+                        family_attr_ok(attr) ? FAMILY_ATTR_NAME[attr] : "?");
+    char list[100] = "";
+    for (int64_t i = 0; names[i]; i++) {
+        if (name && strcasecmp(name, names[i]) == 0) {
+            *out = i;
+            return ST_OK;
+        }
+        snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? " " : "",
+                 names[i]);
+    }
+    return st_error(ST_INVALID_ARGUMENT, "%s '%s' is not supported. Use one of %s",
+                    FAMILY_ATTR_NAME[attr], name ? name : "", list);
 }
 
 /* ---- values and configuration ---- */

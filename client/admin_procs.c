@@ -246,6 +246,95 @@ strata_name_list_t *strata_admin_compaction_switch(strata_admin_t *a, unsigned c
     return l;
 }
 
+/* ---- compaction state, WAL roll ---- */
+
+static const char *const COMPACTION_STATE_NAMES[] = {"NONE", "MINOR", "MAJOR",
+                                                      "MAJOR_AND_MINOR"};
+
+const char *strata_compaction_state_name(strata_compaction_state state)
+{
+    return (unsigned)state < 4 ? COMPACTION_STATE_NAMES[state] : "UNKNOWN";
+}
+
+static strata_compaction_state compaction_state(strata_admin_t *a, const char *table,
+                                                const char *encoded, char **errptr)
+{
+    int rc = need(a, "compaction state");
+    if (rc == ST_OK && table)
+        rc = admin_rpc_check_table_name(table);
+    if (rc == ST_OK && !table && (!encoded || !encoded[0] || strlen(encoded) > 64))
+        rc = st_error(ST_INVALID_ARGUMENT, "compaction state: '%s' is not an encoded region name",
+                      encoded ? encoded : "");
+    Strata__Master__GetCompactionStateRequest req =
+        STRATA__MASTER__GET_COMPACTION_STATE_REQUEST__INIT;
+    req.table = (char *)table;
+    req.encoded_name = table ? NULL : (char *)encoded;
+    Strata__Master__GetCompactionStateResponse *resp = NULL;
+    if (rc == ST_OK)
+        rc = admin_rpc_call(admin_handle_rpc(a), "GetCompactionState", &req.base,
+                            &strata__master__get_compaction_state_response__descriptor, 0,
+                            (ProtobufCMessage **)&resp);
+    strata_compaction_state st = rc == ST_OK ? (strata_compaction_state)(resp->state & 3u)
+                                             : STRATA_COMPACTION_NONE;
+    admin_rpc_free_msg(resp);
+    report(rc, errptr);
+    return st;
+}
+
+strata_compaction_state strata_admin_compaction_state(strata_admin_t *a, const char *table,
+                                                      char **errptr)
+{
+    return compaction_state(a, table ? table : "", NULL, errptr);
+}
+
+strata_compaction_state strata_admin_region_compaction_state(strata_admin_t *a,
+                                                             const char *encoded_name,
+                                                             char **errptr)
+{
+    return compaction_state(a, NULL, encoded_name, errptr);
+}
+
+void strata_admin_roll_wal(strata_admin_t *a, const char *server, char **errptr)
+{
+    int rc = need(a, "wal_roll");
+    if (rc == ST_OK && (!server || !server[0]))
+        rc = st_error(ST_INVALID_ARGUMENT, "wal_roll: no region server named");
+    Strata__Master__RollWALWriterRequest req = STRATA__MASTER__ROLL_WALWRITER_REQUEST__INIT;
+    req.server = (char *)server;
+    ProtobufCMessage *resp = NULL;
+    if (rc == ST_OK)
+        rc = admin_rpc_call(admin_handle_rpc(a), "RollWALWriter", &req.base,
+                            &strata__master__roll_walwriter_response__descriptor, 0, &resp);
+    admin_rpc_free_msg(resp);
+    report(rc, errptr);
+}
+
+void strata_admin_alter_status(strata_admin_t *a, const char *table, uint32_t *updated,
+                               uint32_t *total, unsigned char *running, char **errptr)
+{
+    *updated = *total = 0;
+    if (running)
+        *running = 0;
+    int rc = need(a, "alter status");
+    if (rc == ST_OK)
+        rc = admin_rpc_check_table_name(table);
+    Strata__Master__GetAlterStatusRequest req = STRATA__MASTER__GET_ALTER_STATUS_REQUEST__INIT;
+    req.table = (char *)table;
+    Strata__Master__GetAlterStatusResponse *resp = NULL;
+    if (rc == ST_OK)
+        rc = admin_rpc_call(admin_handle_rpc(a), "GetAlterStatus", &req.base,
+                            &strata__master__get_alter_status_response__descriptor, 0,
+                            (ProtobufCMessage **)&resp);
+    if (rc == ST_OK) {
+        *updated = resp->updated;
+        *total = resp->total;
+        if (running)
+            *running = resp->has_running && resp->running;
+    }
+    admin_rpc_free_msg(resp);
+    report(rc, errptr);
+}
+
 /* ---- procedures ---- */
 
 struct strata_procedure_list {

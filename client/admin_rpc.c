@@ -359,7 +359,15 @@ int admin_rpc_create_table_presplit(admin_rpc *a, const Strata__Admin__TableSche
 
 int admin_rpc_modify_table(admin_rpc *a, const Strata__Admin__TableSchema *schema)
 {
+    return admin_rpc_modify_table_async(a, schema, false);
+}
+
+int admin_rpc_modify_table_async(admin_rpc *a, const Strata__Admin__TableSchema *schema,
+                                 bool async)
+{
     Strata__Master__ModifyTableRequest req = STRATA__MASTER__MODIFY_TABLE_REQUEST__INIT;
+    req.has_async = async;
+    req.async = async;
     char what[320];
     int rc = check_handle(a, "modify table");
     if (rc == ST_OK)
@@ -637,55 +645,72 @@ int admin_rpc_unassign(admin_rpc *a, const char *encoded_name)
                 &strata__master__unassign_region_response__descriptor, NULL);
 }
 
+/* A flush or compaction (compact) of a table or (table NULL) a region, of every family
+ * or (family non-empty) one. */
+static int maint_call(admin_rpc *a, bool compact, bool major, const char *table,
+                      const char *encoded_name, const char *family)
+{
+    Strata__Master__FlushRequest freq = STRATA__MASTER__FLUSH_REQUEST__INIT;
+    Strata__Master__CompactRequest creq = STRATA__MASTER__COMPACT_REQUEST__INIT;
+    const char *op = !compact ? "flush" : major ? "major compact" : "compact";
+    char what[600];
+    if (family && !family[0])
+        family = NULL;
+    int rc = check_handle(a, op);
+    if (rc == ST_OK)
+        rc = table ? admin_rpc_check_table_name(table) : check_region(encoded_name, op);
+    if (rc == ST_OK && family && strlen(family) > 255)
+        rc = st_error(ST_INVALID_ARGUMENT, "%s: column family name too long", op);
+    if (rc != ST_OK)
+        return rc;
+    snprintf(what, sizeof(what), "%s %s %s%s%s", op, table ? "table" : "region",
+             table ? table : encoded_name, family ? ", family " : "", family ? family : "");
+    if (!compact) {
+        freq.table = (char *)table;
+        freq.encoded_name = table ? NULL : (char *)encoded_name;
+        freq.family = (char *)family;
+        return call(a, what, "MasterService.Flush", &freq.base,
+                    &strata__master__flush_response__descriptor, NULL);
+    }
+    creq.table = (char *)table;
+    creq.encoded_name = table ? NULL : (char *)encoded_name;
+    creq.family = (char *)family;
+    creq.has_major = 1;
+    creq.major = major;
+    return call(a, what, "MasterService.Compact", &creq.base,
+                &strata__master__compact_response__descriptor, NULL);
+}
+
+int admin_rpc_flush(admin_rpc *a, const char *table, const char *encoded_name,
+                    const char *family)
+{
+    return maint_call(a, false, false, table, encoded_name, family);
+}
+
+int admin_rpc_compact(admin_rpc *a, const char *table, const char *encoded_name,
+                      const char *family, bool major)
+{
+    return maint_call(a, true, major, table, encoded_name, family);
+}
+
 int admin_rpc_flush_table(admin_rpc *a, const char *table)
 {
-    Strata__Master__FlushRequest req = STRATA__MASTER__FLUSH_REQUEST__INIT;
-    req.table = (char *)table;
-    return table_call(a, "flush table", table, "MasterService.Flush", &req.base,
-                      &strata__master__flush_response__descriptor, NULL);
+    return maint_call(a, false, false, table, NULL, NULL);
 }
 
 int admin_rpc_flush_region(admin_rpc *a, const char *encoded_name)
 {
-    Strata__Master__FlushRequest req = STRATA__MASTER__FLUSH_REQUEST__INIT;
-    char what[320];
-    int rc = check_handle(a, "flush region");
-    if (rc == ST_OK)
-        rc = check_region(encoded_name, "flush region");
-    if (rc != ST_OK)
-        return rc;
-    req.encoded_name = (char *)encoded_name;
-    snprintf(what, sizeof(what), "flush region %s", encoded_name);
-    return call(a, what, "MasterService.Flush", &req.base,
-                &strata__master__flush_response__descriptor, NULL);
+    return maint_call(a, false, false, NULL, encoded_name, NULL);
 }
 
 int admin_rpc_compact_table(admin_rpc *a, const char *table, bool major)
 {
-    Strata__Master__CompactRequest req = STRATA__MASTER__COMPACT_REQUEST__INIT;
-    req.table = (char *)table;
-    req.has_major = 1;
-    req.major = major;
-    return table_call(a, major ? "major compact table" : "compact table", table,
-                      "MasterService.Compact", &req.base,
-                      &strata__master__compact_response__descriptor, NULL);
+    return maint_call(a, true, major, table, NULL, NULL);
 }
 
 int admin_rpc_compact_region(admin_rpc *a, const char *encoded_name, bool major)
 {
-    Strata__Master__CompactRequest req = STRATA__MASTER__COMPACT_REQUEST__INIT;
-    char what[320];
-    int rc = check_handle(a, "compact region");
-    if (rc == ST_OK)
-        rc = check_region(encoded_name, "compact region");
-    if (rc != ST_OK)
-        return rc;
-    req.encoded_name = (char *)encoded_name;
-    req.has_major = 1;
-    req.major = major;
-    snprintf(what, sizeof(what), "%scompact region %s", major ? "major " : "", encoded_name);
-    return call(a, what, "MasterService.Compact", &req.base,
-                &strata__master__compact_response__descriptor, NULL);
+    return maint_call(a, true, major, NULL, encoded_name, NULL);
 }
 
 /* ---- cluster ---- */

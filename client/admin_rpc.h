@@ -100,6 +100,9 @@ int admin_rpc_create_table_presplit(admin_rpc *a, const Strata__Admin__TableSche
                                     uint32_t num_regions, const char *split_algo);
 /* Replaces the table's schema (alter). */
 int admin_rpc_modify_table(admin_rpc *a, const Strata__Admin__TableSchema *schema);
+/* The same; with async the master answers once the schema is stored (alter_async). */
+int admin_rpc_modify_table_async(admin_rpc *a, const Strata__Admin__TableSchema *schema,
+                                 bool async);
 /* The table must be disabled first. */
 int admin_rpc_delete_table(admin_rpc *a, const char *table);
 int admin_rpc_enable_table(admin_rpc *a, const char *table);
@@ -140,6 +143,12 @@ int admin_rpc_flush_table(admin_rpc *a, const char *table);
 int admin_rpc_flush_region(admin_rpc *a, const char *encoded_name);
 int admin_rpc_compact_table(admin_rpc *a, const char *table, bool major);
 int admin_rpc_compact_region(admin_rpc *a, const char *encoded_name, bool major);
+/* Either of the above for a table or (table NULL) a region, and for one column family
+ * (family NULL or "": every family). */
+int admin_rpc_flush(admin_rpc *a, const char *table, const char *encoded_name,
+                    const char *family);
+int admin_rpc_compact(admin_rpc *a, const char *table, const char *encoded_name,
+                      const char *family, bool major);
 
 /* ---- cluster ---- */
 

@@ -46,6 +46,8 @@ static fio_fault fault_cur;    /* path_match is an owned copy */
 static long fault_seen;        /* matching operations seen since fio_fault_set() */
 static long fault_hit_count;   /* operations failed since fio_fault_set() */
 static uint64_t fault_written; /* bytes appended to matching paths (space_limit) */
+static pthread_cond_t fault_cv = PTHREAD_COND_INITIALIZER; /* a held operation waits here */
+static uint64_t fault_gen;     /* bumped by fio_fault_set/clear: a held operation goes on */
 
 /* ---- errors ---- */
 
@@ -112,6 +114,12 @@ static int fault_check_locked(fio_op op, const char *path, const char *path2, si
     if (i < fault_cur.skip || (fault_cur.count >= 0 && i - fault_cur.skip >= fault_cur.count))
         return 0;
     fault_hit_count++;
+    if (fault_cur.hold) { /* a paused disk: wait until the fault is replaced or cleared */
+        uint64_t gen = fault_gen;
+        while (fault_gen == gen)
+            pthread_cond_wait(&fault_cv, &fault_lock);
+        return 0;
+    }
     if (op == FIO_OP_WRITE)
         *allow = fault_cur.short_bytes < n ? fault_cur.short_bytes : n;
     return fault_cur.error ? fault_cur.error : EIO;
@@ -141,6 +149,8 @@ void fio_fault_set(const fio_fault *fault)
     fault_seen = 0;
     fault_hit_count = 0;
     fault_written = 0;
+    fault_gen++;
+    pthread_cond_broadcast(&fault_cv);
     atomic_store_explicit(&fault_on, true, memory_order_release);
     pthread_mutex_unlock(&fault_lock);
 }
@@ -151,6 +161,8 @@ void fio_fault_clear(void)
     atomic_store_explicit(&fault_on, false, memory_order_release);
     free((char *)fault_cur.path_match);
     fault_cur.path_match = NULL;
+    fault_gen++;
+    pthread_cond_broadcast(&fault_cv);
     pthread_mutex_unlock(&fault_lock);
 }
 

@@ -77,8 +77,10 @@ void fio_free_list(char **names, size_t count);
  * FIO_OP_SYNC fio_sync (and fio_write_atomic's file sync; directory syncs are not
  * faulted); FIO_OP_RENAME fio_rename (and fio_write_atomic's rename; it matches if
  * either path contains path_match); FIO_OP_READ fio_pread (and fio_read_all).
- * error is an errno value (0 means EIO) mapped with st_from_errno(). fio_fault_set()
- * resets the counters; fio_fault_clear() keeps fio_fault_hits() readable. */
+ * error is an errno value (0 means EIO) mapped with st_from_errno(). With `hold` the
+ * operations the fault would fail instead wait (a paused disk) until the next
+ * fio_fault_set() or fio_fault_clear(), then go on and succeed; they count as hits.
+ * fio_fault_set() resets the counters; fio_fault_clear() keeps fio_fault_hits() readable. */
 typedef enum fio_op {
     FIO_OP_WRITE,
     FIO_OP_SYNC,
@@ -95,6 +97,7 @@ typedef struct fio_fault {
     int error;
     size_t short_bytes;
     uint64_t space_limit;
+    bool hold;
 } fio_fault;
 
 void fio_fault_set(const fio_fault *fault);

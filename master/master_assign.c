@@ -393,7 +393,8 @@ int master_unassign_moved(master *m, m_region *r, const Strata__Client__RegionMo
     return st_error(rc, "closing region %s on %s: %s", r->mr.encoded_name, server, st_errmsg());
 }
 
-int master_region_admin(master *m, m_region *r, const char *method, bool major)
+int master_region_admin(master *m, m_region *r, const char *method, bool major,
+                        const char *family)
 {
     char addr[300];
     if (r->mr.state != META_OPEN || !server_live(m, r->mr.server, addr, sizeof(addr)))
@@ -402,10 +403,12 @@ int master_region_admin(master *m, m_region *r, const char *method, bool major)
     if (strcmp(method, "AdminService.FlushRegion") == 0) {
         Strata__Admin__FlushRegionRequest req = STRATA__ADMIN__FLUSH_REGION_REQUEST__INIT;
         req.encoded_name = r->mr.encoded_name;
+        req.family = (char *)family;
         return master_rs_call(m, addr, method, &req.base, NULL, NULL);
     }
     Strata__Admin__CompactRegionRequest req = STRATA__ADMIN__COMPACT_REGION_REQUEST__INIT;
     req.encoded_name = r->mr.encoded_name;
+    req.family = (char *)family;
     req.has_major = 1;
     req.major = major;
     return master_rs_call(m, addr, method, &req.base, NULL, NULL);

@@ -589,11 +589,15 @@ static int store_schema(master *m, m_table *t, uint8_t **packed, size_t len)
     return rc;
 }
 
-/* Reopens every open region of t (with its new schema), one at a time, where it was. */
+/* Reopens every open region of t (with its new schema), one at a time, where it was;
+ * counts them in t->alter_done. Stops early when the master stops. */
 static int reopen_regions(master *m, m_table *t)
 {
     int rc = ST_OK;
     for (size_t i = 0; rc == ST_OK && i < t->n; i++) {
+        if (atomic_load(&m->stopping))
+            return st_error(ST_NOT_SERVING, "table %s: the master stopped during the alter",
+                            t->name);
         m_region *r = t->regions[i];
         master_region_take_ptr(m, r);
         if (r->mr.state == META_OPEN && r->mr.server[0]) {
@@ -604,6 +608,9 @@ static int reopen_regions(master *m, m_table *t)
                 rc = master_assign(m, t, r, NULL);
         }
         master_region_give(m, r);
+        pthread_mutex_lock(&m->mu);
+        t->alter_done++;
+        pthread_mutex_unlock(&m->mu);
     }
     return rc;
 }
@@ -621,40 +628,142 @@ static void remove_families(master *m, m_table *t, char **removed, size_t nremov
         }
 }
 
-int master_modify_table(master *m, const Strata__Admin__TableSchema *schema)
+/* An alter past its schema write: the reopen of the regions and the removal of dropped
+ * families' directories, then the table given back. */
+typedef struct alter_job {
+    master *m;
+    m_table *t;
+    Strata__Admin__TableSchema *old; /* the schema before; removed points into it */
+    char **removed;
+    size_t nremoved;
+    uint64_t proc;
+} alter_job;
+
+static int finish_alter(alter_job *j)
+{
+    master *m = j->m;
+    m_table *t = j->t;
+    int rc = reopen_regions(m, t);
+    if (rc == ST_OK) {
+        remove_families(m, t, j->removed, j->nremoved);
+        LOG_INFO("master %s: altered table %s (%zu families removed)", m->name, t->name,
+                 j->nremoved);
+    } else {
+        LOG_ERROR("master %s: altering table %s: %s", m->name, t->name, st_errmsg());
+    }
+    master_proc_end(m, j->proc, false, rc == ST_OK ? M_PROC_SUCCESS : M_PROC_FAILED,
+                    rc == ST_OK ? NULL : st_errmsg());
+    pthread_mutex_lock(&m->mu);
+    t->altering = false;
+    pthread_mutex_unlock(&m->mu);
+    give_table(m, t);
+    free(j->removed);
+    strata__admin__table_schema__free_unpacked(j->old, NULL);
+    free(j);
+    return rc;
+}
+
+static void *alter_thread(void *arg)
+{
+    master *m = ((alter_job *)arg)->m;
+    finish_alter(arg);
+    pthread_mutex_lock(&m->mu);
+    m->proc_threads--;
+    pthread_cond_broadcast(&m->cv);
+    pthread_mutex_unlock(&m->mu);
+    return NULL;
+}
+
+/* Runs finish_alter on a counted thread (master_stop waits for it); inline if no thread. */
+static void finish_alter_async(alter_job *j)
+{
+    master *m = j->m;
+    pthread_mutex_lock(&m->mu);
+    m->proc_threads++;
+    pthread_mutex_unlock(&m->mu);
+    pthread_t th;
+    if (pthread_create(&th, NULL, alter_thread, j) == 0) {
+        pthread_detach(th);
+        return;
+    }
+    pthread_mutex_lock(&m->mu);
+    m->proc_threads--;
+    pthread_mutex_unlock(&m->mu);
+    LOG_WARN("master %s: no thread for the alter of %s; reopening its regions now", m->name,
+             j->t->name);
+    finish_alter(j);
+}
+
+int master_modify_table_async(master *m, const Strata__Admin__TableSchema *schema, bool async)
 {
     char name[256];
     uint8_t *packed = NULL;
-    size_t len = 0, nremoved = 0;
-    char **removed = NULL;
+    size_t len = 0;
     m_table *t = NULL;
     Strata__Admin__TableSchema *old = NULL;
-    int rc = check_schema(schema, name, sizeof(name), &packed, &len);
+    alter_job *j = calloc(1, sizeof(*j));
+    int rc = j ? check_schema(schema, name, sizeof(name), &packed, &len)
+               : st_error(ST_NOMEM, "out of memory");
     if (rc == ST_OK)
         rc = take_table(m, name, &t);
     if (rc != ST_OK) {
         free(packed);
+        free(j);
         return rc;
     }
     old = master_table_schema(t);
     if (!old)
-        rc = ST_CORRUPTION;
+        rc = st_error(ST_CORRUPTION, "table %s: its stored schema cannot be read", t->name);
     if (rc == ST_OK)
-        rc = removed_families(old, schema, &removed, &nremoved);
+        rc = removed_families(old, schema, &j->removed, &j->nremoved);
     if (rc == ST_OK)
         rc = store_schema(m, t, &packed, len);
-    if (rc == ST_OK)
-        rc = reopen_regions(m, t);
-    if (rc == ST_OK) {
-        remove_families(m, t, removed, nremoved);
-        LOG_INFO("master %s: altered table %s (%zu families removed)", m->name, t->name, nremoved);
-    }
-    give_table(m, t);
-    free(removed);
     free(packed);
-    if (old)
-        strata__admin__table_schema__free_unpacked(old, NULL);
-    return rc;
+    if (rc != ST_OK) {
+        give_table(m, t);
+        free(j->removed);
+        if (old)
+            strata__admin__table_schema__free_unpacked(old, NULL);
+        free(j);
+        return rc;
+    }
+    j->old = old;
+    j->m = m;
+    j->t = t;
+    j->proc = master_proc_begin(m, "ModifyTableProcedure", t->name, NULL, 0);
+    master_proc_set_step(m, j->proc, "REOPEN_TABLE_REGIONS");
+    pthread_mutex_lock(&m->mu);
+    t->altering = true;
+    t->alter_done = 0;
+    t->alter_total = t->n;
+    pthread_mutex_unlock(&m->mu);
+    if (!async)
+        return finish_alter(j);
+    finish_alter_async(j);
+    return ST_OK;
+}
+
+int master_modify_table(master *m, const Strata__Admin__TableSchema *schema)
+{
+    return master_modify_table_async(m, schema, false);
+}
+
+int master_alter_status(master *m, const char *table, size_t *updated, size_t *total,
+                        bool *running)
+{
+    char q[256];
+    int rc = master_qualify(table, q, sizeof(q));
+    if (rc != ST_OK)
+        return rc;
+    pthread_mutex_lock(&m->mu);
+    m_table *t = master_find_table(m, q);
+    if (t) {
+        *running = t->altering;
+        *total = t->altering ? t->alter_total : t->n;
+        *updated = t->altering ? t->alter_done : t->n;
+    }
+    pthread_mutex_unlock(&m->mu);
+    return t ? ST_OK : st_error(ST_NOT_FOUND, "table %s does not exist", q);
 }
 
 /* Namespace properties: at most this many, keys and values at most this long. */

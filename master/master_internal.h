@@ -101,6 +101,9 @@ typedef struct m_table {
     m_region **gone;
     size_t ngone, gone_cap;
     bool busy; /* a DDL has the table */
+    /* An alter reopening the regions (mu): alter_done of alter_total reopened so far. */
+    bool altering;
+    size_t alter_done, alter_total;
     int procs; /* splits and merges running on it (mu); a DDL waits for 0 */
     int users; /* chore/recovery passes holding a pointer to it (mu); free waits for 0 */
 } m_table;
@@ -340,7 +343,8 @@ int master_repair(master *m, m_table *t, m_region *r);
 /* r's region as a RegionInfo message borrowing r's strings and keys. */
 void master_region_info_proto(const meta_region *r, Strata__Admin__RegionInfo *out);
 /* Asks the region server serving r to flush or compact it. */
-int master_region_admin(master *m, m_region *r, const char *method, bool major);
+int master_region_admin(master *m, m_region *r, const char *method, bool major,
+                        const char *family);
 
 /* ---- master_proc.c: persisted procedures (docs/procedures.md) and switches ---- */
 typedef enum m_proc_state {
@@ -568,6 +572,15 @@ int master_enable_table(master *m, const char *table);
 int master_disable_table(master *m, const char *table);
 int master_truncate_table(master *m, const char *table, bool preserve_splits);
 int master_modify_table(master *m, const Strata__Admin__TableSchema *schema);
+/* The same; with async the call returns once the schema is stored and the regions are
+ * reopened by a thread (a ModifyTableProcedure in the listings; the table stays busy for
+ * other DDL until it is done). */
+int master_modify_table_async(master *m, const Strata__Admin__TableSchema *schema, bool async);
+/* An alter's progress (HBase's getAlterStatus): regions reopened with the new schema and
+ * the table's regions; *running false when no alter is reopening them (then *updated ==
+ * *total). ST_NOT_FOUND for an unknown table. */
+int master_alter_status(master *m, const char *table, size_t *updated, size_t *total,
+                        bool *running);
 int master_create_namespace(master *m, const char *ns);
 /* With properties (HBase's namespace configuration): keys non-empty and distinct, at most
  * 256 of them. */
@@ -593,6 +606,8 @@ void master_http_stop(master *m);
 int master_service_register(master *m);
 /* master_service_procs.c: SplitRegion, ListProcedures, SetSwitch, RunCatalogJanitor. */
 int master_service_register_procs(master *m);
+/* GetCompactionState and RollWALWriter (master_service_maint.c). */
+int master_service_register_maint(master *m);
 /* master_hbck.c: HbckReport and the HBCK2 repairs (docs/hbck.md). */
 int master_service_register_hbck(master *m);
 /* The hbck report (docs/hbck.md) of every table (ntables 0) or those named: ST_OK and

@@ -381,7 +381,8 @@ static int list_tables_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 static int modify_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     master *m = ctx;
-    return master_modify_table(m, ((Strata__Master__ModifyTableRequest *)msg)->schema);
+    Strata__Master__ModifyTableRequest *req = (Strata__Master__ModifyTableRequest *)msg;
+    return master_modify_table_async(m, req->schema, req->has_async && req->async);
 }
 
 static int enable_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
@@ -514,17 +515,36 @@ static int unassign_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     return rc;
 }
 
-/* Runs a flush or compaction on a region or on every region of a table. */
-static int region_admin(master *m, const char *table, const char *encoded, const char *method,
-                        bool major)
+/* Whether the packed TableSchema has the named family (ST_NOT_FOUND naming it if not). */
+static int table_has_family(const char *table, const uint8_t *schema, size_t len,
+                            const char *family)
 {
+    Strata__Admin__TableSchema *ts = strata__admin__table_schema__unpack(NULL, len, schema);
+    if (!ts)
+        return st_error(ST_CORRUPTION, "table %s: its schema cannot be read", table);
+    bool found = false;
+    for (size_t i = 0; i < ts->n_family && !found; i++)
+        found = strcmp(ts->family[i]->name, family) == 0;
+    strata__admin__table_schema__free_unpacked(ts, NULL);
+    return found ? ST_OK
+                 : st_error(ST_NOT_FOUND, "column family %s does not exist in table %s", family,
+                            table);
+}
+
+/* Runs a flush or compaction on a region or on every region of a table; family (NULL or
+ * "": every family) narrows it to one store. */
+static int region_admin(master *m, const char *table, const char *encoded, const char *method,
+                        bool major, const char *family)
+{
+    if (family && !family[0])
+        family = NULL;
     if ((!table || !table[0]) == (!encoded || !encoded[0]))
         return st_error(ST_INVALID_ARGUMENT, "%s: name exactly one of a table and a region", method);
     if (encoded && encoded[0]) {
         m_region *r = NULL;
         int rc = master_region_take(m, encoded, &r, NULL);
         if (rc == ST_OK)
-            rc = master_region_admin(m, r, method, major);
+            rc = master_region_admin(m, r, method, major, family);
         master_region_give(m, r);
         return rc;
     }
@@ -538,6 +558,8 @@ static int region_admin(master *m, const char *table, const char *encoded, const
     char(*names)[64] = calloc(n ? n : 1, sizeof(*names));
     for (size_t i = 0; names && i < n; i++)
         memcpy(names[i], t->regions[i]->mr.encoded_name, 64);
+    if (t && family)
+        rc = table_has_family(q, t->schema, t->schema_len, family);
     pthread_mutex_unlock(&m->mu);
     if (!t) {
         free(names);
@@ -546,7 +568,7 @@ static int region_admin(master *m, const char *table, const char *encoded, const
     if (!names)
         return st_error(ST_NOMEM, "out of memory");
     for (size_t i = 0; rc == ST_OK && i < n; i++)
-        rc = region_admin(m, NULL, names[i], method, major);
+        rc = region_admin(m, NULL, names[i], method, major, family);
     free(names);
     return rc;
 }
@@ -555,7 +577,8 @@ static int flush_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     master *m = ctx;
     Strata__Master__FlushRequest *req = (Strata__Master__FlushRequest *)msg;
-    return region_admin(m, req->table, req->encoded_name, "AdminService.FlushRegion", false);
+    return region_admin(m, req->table, req->encoded_name, "AdminService.FlushRegion", false,
+                        req->family);
 }
 
 static int compact_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
@@ -563,7 +586,7 @@ static int compact_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     master *m = ctx;
     Strata__Master__CompactRequest *req = (Strata__Master__CompactRequest *)msg;
     return region_admin(m, req->table, req->encoded_name, "AdminService.CompactRegion",
-                          req->has_major && req->major);
+                        req->has_major && req->major, req->family);
 }
 
 /* ---- cluster status ---- */
@@ -801,5 +824,7 @@ int master_service_register(master *m)
     int rc = master_service_register_procs(m);
     if (rc == ST_OK)
         rc = master_service_register_hbck(m);
+    if (rc == ST_OK)
+        rc = master_service_register_maint(m);
     return rc == ST_OK ? master_service_register_meta(m) : rc;
 }

@@ -5,6 +5,7 @@
  * Thread-safety: handlers run on RPC handler threads; region state changes go through
  * rs_regions.c.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,7 +96,8 @@ static int flush_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     Strata__Admin__FlushRegionResponse resp = STRATA__ADMIN__FLUSH_REGION_RESPONSE__INIT;
     int rc = rs_region_acquire(s, m->encoded_name, &reg);
     if (rc == ST_OK)
-        rc = region_flush(reg->r);
+        rc = m->family && m->family[0] ? region_flush_family(reg->r, m->family)
+                                       : region_flush(reg->r);
     if (rc == ST_OK) {
         region_stats st;
         region_get_stats(reg->r, &st);
@@ -114,7 +116,9 @@ static int compact_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     Strata__Admin__CompactRegionRequest *m = (Strata__Admin__CompactRegionRequest *)msg;
     Strata__Admin__CompactRegionResponse resp = STRATA__ADMIN__COMPACT_REGION_RESPONSE__INIT;
     int rc = rs_region_acquire(s, m->encoded_name, &reg);
-    if (rc == ST_OK)
+    if (rc == ST_OK && m->family && m->family[0])
+        rc = region_compact_family(reg->r, m->family, m->has_major && m->major);
+    else if (rc == ST_OK)
         rc = region_compact(reg->r, m->has_major && m->major);
     if (rc == ST_OK)
         rc = rpc_proto_reply(reply, &resp.base);
@@ -145,6 +149,10 @@ static int region_info_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
             rc = rs_split_point(s, reg->r, &row, &refs, &disabled, why, sizeof(why));
         resp.has_split_disabled = 1;
         resp.split_disabled = disabled;
+        if (m->has_compaction_state && m->compaction_state) {
+            resp.has_compaction_state = 1;
+            resp.compaction_state = (uint32_t)region_compaction_state(reg->r);
+        }
         if (rc == ST_OK && row.len) {
             resp.has_best_split_row = 1;
             resp.best_split_row = (ProtobufCBinaryData){row.len, row.data};
@@ -167,6 +175,23 @@ static int compaction_switch_body(void *ctx, ProtobufCMessage *msg, rpc_reply *r
     resp.previous = engine_set_compactions(s->eng, m->enabled);
     LOG_INFO("region server %s: compactions %s (were %s)", s->server_name,
              m->enabled ? "on" : "off", resp.previous ? "on" : "off");
+    return rpc_proto_reply(reply, &resp.base);
+}
+
+static int roll_wal_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
+{
+    rs_server *s = ctx;
+    (void)msg;
+    Strata__Admin__RollWALWriterResponse resp = STRATA__ADMIN__ROLL_WALWRITER_RESPONSE__INIT;
+    int rc = wal_roll(engine_wal(s->eng));
+    if (rc != ST_OK)
+        return st_error(rc, "region server %s: rolling the WAL: %s", s->server_name, st_errmsg());
+    wal_stats st;
+    wal_get_stats(engine_wal(s->eng), &st);
+    resp.has_rolls = 1;
+    resp.rolls = st.rolls;
+    LOG_INFO("region server %s: WAL rolled on request (%" PRIu64 " rolls)", s->server_name,
+             st.rolls);
     return rpc_proto_reply(reply, &resp.base);
 }
 
@@ -238,6 +263,8 @@ RPC_PROTO_HANDLER(handle_region_info, check_serving,
                   strata__admin__get_region_info_request__descriptor, region_info_body)
 RPC_PROTO_HANDLER(handle_compaction_switch, check_serving,
                   strata__admin__compaction_switch_request__descriptor, compaction_switch_body)
+RPC_PROTO_HANDLER(handle_roll_wal, check_serving,
+                  strata__admin__roll_walwriter_request__descriptor, roll_wal_body)
 RPC_PROTO_HANDLER(handle_online, check_serving, strata__admin__get_online_region_request__descriptor,
                   online_body)
 RPC_PROTO_HANDLER(handle_server_load, check_serving,
@@ -257,6 +284,7 @@ int rs_admin_service_register(rs_server *s)
         {"AdminService.GetOnlineRegion", handle_online},
         {"AdminService.GetServerLoad", handle_server_load},
         {"AdminService.CompactionSwitch", handle_compaction_switch},
+        {"AdminService.RollWALWriter", handle_roll_wal},
     };
     for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
         int rc = rpc_server_register(s->rpc, methods[i].name, methods[i].fn, s);

@@ -276,6 +276,18 @@ static int metrics_engine(buf_t *b, const rh_snap *sn)
     if (rc == ST_OK)
         rc = status_pages_metric(b, "block_cache_free_size", "gauge", "Bytes the block cache may still take",
                         c->capacity > c->usage ? (double)(c->capacity - c->usage) : 0);
+    if (rc == ST_OK)
+        rc = status_pages_metric(b, "block_cache_in_memory_count", "gauge",
+                                 "Blocks of IN_MEMORY families in the block cache",
+                                 (double)c->memory_entries);
+    if (rc == ST_OK)
+        rc = status_pages_metric(b, "block_cache_in_memory_size", "gauge",
+                                 "Bytes of IN_MEMORY families' blocks in the block cache",
+                                 (double)c->memory_usage);
+    if (rc == ST_OK)
+        rc = status_pages_metric(b, "block_cache_in_memory_capacity", "gauge",
+                                 "Bytes IN_MEMORY families' blocks keep from the others",
+                                 (double)c->memory_capacity);
     return rc;
 }
 
@@ -385,6 +397,12 @@ static void json_engine(json_writer *w, const rh_snap *sn)
     json_u64(w, sn->cache.usage);
     json_key(w, "capacity");
     json_u64(w, sn->cache.capacity);
+    json_key(w, "in_memory_count");
+    json_u64(w, sn->cache.memory_entries);
+    json_key(w, "in_memory_size");
+    json_u64(w, sn->cache.memory_usage);
+    json_key(w, "in_memory_capacity");
+    json_u64(w, sn->cache.memory_capacity);
     json_object_end(w);
 }
 

@@ -46,6 +46,8 @@ static const config_key rs_keys[] = {
      "calls waiting for a handler; beyond it calls get ServerBusy"},
     {"regionserver.rpc.max.frame", CONFIG_SIZE, "64m", "largest RPC frame accepted"},
     {"regionserver.block.cache.size", CONFIG_SIZE, "64m", "block cache capacity"},
+    {"regionserver.blockcache.memory.percentage", CONFIG_DOUBLE, "0.25",
+     "the share of the block cache IN_MEMORY families' blocks keep from the others (0..1]"},
     {"regionserver.storefile.mmap", CONFIG_BOOL, "true",
      "serve uncompressed store-file blocks through a read-only mapping (the page cache) "
      "instead of pread and the block cache"},
@@ -129,6 +131,7 @@ static int read_engine_options(const config *c, rs_server *s)
     o->root_dir = s->root;
     o->server_name = s->server_name;
     o->block_cache_bytes = config_get_size(c, "regionserver.block.cache.size");
+    o->block_cache_memory_share = config_get_double(c, "regionserver.blockcache.memory.percentage");
     o->mmap_reads = config_get_bool(c, "regionserver.storefile.mmap");
     o->wal_roll_size = config_get_size(c, "regionserver.wal.roll.size");
     o->global_memstore_limit = config_get_size(c, "regionserver.global.memstore.limit");

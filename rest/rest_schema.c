@@ -267,8 +267,7 @@ static const struct {
     const char *name;
     const char *def; /* the accepted value (compared case-insensitively) */
 } FAMILY_DEFAULT_ONLY[] = {
-    {"IN_MEMORY", "false"},          {"BLOCKCACHE", "true"},
-    {"DATA_BLOCK_ENCODING", "NONE"}, {"REPLICATION_SCOPE", "0"},
+    {"REPLICATION_SCOPE", "0"},
     {"CACHE_DATA_ON_WRITE", "false"}, {"CACHE_INDEX_ON_WRITE", "false"},
     {"CACHE_BLOOMS_ON_WRITE", "false"}, {"EVICT_BLOCKS_ON_CLOSE", "false"},
     {"PREFETCH_BLOCKS_ON_OPEN", "false"}, {"NEW_VERSION_BEHAVIOR", "false"},
@@ -314,6 +313,18 @@ static int parse_i64(const char *what, const char *name, const char *v, int64_t 
     return ST_OK;
 }
 
+/* The enumerated family attribute HBase calls name (one of the four family_attr takes). */
+static strata_family_attr enum_attr(const char *name)
+{
+    static const strata_family_attr attrs[] = {
+        STRATA_FAMILY_BLOOMFILTER, STRATA_FAMILY_COMPRESSION, STRATA_FAMILY_KEEP_DELETED_CELLS,
+        STRATA_FAMILY_DATA_BLOCK_ENCODING};
+    for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++)
+        if (strcasecmp(name, strata_family_attr_name(attrs[i])) == 0)
+            return attrs[i];
+    return STRATA_FAMILY_BLOOMFILTER;
+}
+
 static int family_attr(strata_family_descriptor_t *fd, const char *what, const rest_attr *a)
 {
     int64_t x = 0;
@@ -337,37 +348,23 @@ static int family_attr(strata_family_descriptor_t *fd, const char *what, const r
         rc = parse_i64(what, n, v, 1, &x);
         if (rc == ST_OK)
             strata_family_descriptor_set(fd, STRATA_FAMILY_BLOCKSIZE, x);
-    } else if (strcasecmp(n, "BLOOMFILTER") == 0) {
-        if (strcasecmp(v, "NONE") == 0)
-            x = STRATA_BLOOM_NONE;
-        else if (strcasecmp(v, "ROW") == 0)
-            x = STRATA_BLOOM_ROW;
-        else if (strcasecmp(v, "ROWCOL") == 0)
-            x = STRATA_BLOOM_ROWCOL;
+    } else if (strcasecmp(n, "BLOOMFILTER") == 0 || strcasecmp(n, "COMPRESSION") == 0 ||
+               strcasecmp(n, "KEEP_DELETED_CELLS") == 0 ||
+               strcasecmp(n, "DATA_BLOCK_ENCODING") == 0) {
+        strata_family_attr attr = enum_attr(n);
+        rc = strata_family_value_parse(attr, v, &x);
+        if (rc != ST_OK)
+            rc = st_error(ST_INVALID_ARGUMENT, "%s: %s", what, st_errmsg());
         else
-            rc = st_error(ST_INVALID_ARGUMENT, "%s: BLOOMFILTER => '%s' is not NONE, ROW or ROWCOL",
-                          what, v);
-        if (rc == ST_OK)
-            strata_family_descriptor_set(fd, STRATA_FAMILY_BLOOMFILTER, x);
-    } else if (strcasecmp(n, "COMPRESSION") == 0) {
-        if (strcasecmp(v, "NONE") == 0)
-            x = STRATA_COMPRESSION_NONE;
-        else if (strcasecmp(v, "ZSTD") == 0)
-            x = STRATA_COMPRESSION_ZSTD;
+            strata_family_descriptor_set(fd, attr, x);
+    } else if (strcasecmp(n, "IN_MEMORY") == 0 || strcasecmp(n, "BLOCKCACHE") == 0) {
+        if (strcasecmp(v, "true") != 0 && strcasecmp(v, "false") != 0)
+            rc = st_error(ST_INVALID_ARGUMENT, "%s: %s => '%s' is not true or false", what, n, v);
         else
-            rc = st_error(ST_INVALID_ARGUMENT, "%s: COMPRESSION => '%s' is not supported (NONE or "
-                                               "ZSTD)",
-                          what, v);
-        if (rc == ST_OK)
-            strata_family_descriptor_set(fd, STRATA_FAMILY_COMPRESSION, x);
-    } else if (strcasecmp(n, "KEEP_DELETED_CELLS") == 0) {
-        if (strcasecmp(v, "true") == 0 || strcasecmp(v, "false") == 0)
-            strata_family_descriptor_set(fd, STRATA_FAMILY_KEEP_DELETED_CELLS,
+            strata_family_descriptor_set(fd,
+                                         strcasecmp(n, "IN_MEMORY") == 0 ? STRATA_FAMILY_IN_MEMORY
+                                                                         : STRATA_FAMILY_BLOCKCACHE,
                                          strcasecmp(v, "true") == 0);
-        else
-            rc = st_error(ST_INVALID_ARGUMENT,
-                          "%s: KEEP_DELETED_CELLS => '%s' is not supported (TRUE or FALSE)", what,
-                          v);
     } else {
         bool handled = false;
         rc = check_default_only(what, n, v, true, &handled);
@@ -483,35 +480,46 @@ static const char *kv_value(const kv *a)
     return a->vp ? a->vp : a->v;
 }
 
-/* The family's attributes, HBase's names and spellings. */
+static kv enum_kv(const strata_family_descriptor_t *f, strata_family_attr a)
+{
+    const char *name = strata_family_value_name(a, strata_family_descriptor_get(f, a));
+    return (kv){.k = strata_family_attr_name(a), .vp = name ? name : "?"};
+}
+
+static kv number_kv(const char *key, int64_t v)
+{
+    kv r = {.k = key};
+    snprintf(r.v, sizeof(r.v), "%lld", (long long)v);
+    return r;
+}
+
+static kv flag_kv(const strata_family_descriptor_t *f, strata_family_attr a)
+{
+    return (kv){.k = strata_family_attr_name(a),
+                .vp = strata_family_descriptor_get(f, a) ? "true" : "false"};
+}
+
+/* The family's attributes, HBase's names, spellings and order (its REST schema's). */
 static size_t family_kvs(const strata_family_descriptor_t *f, kv *out)
 {
-    static const char *const bloom[] = {"NONE", "ROW", "ROWCOL"};
     size_t n = 0;
-    int64_t b = strata_family_descriptor_get(f, STRATA_FAMILY_BLOOMFILTER);
-    out[n++] = (kv){.k = "BLOOMFILTER", .vp = b >= 0 && b <= 2 ? bloom[b] : "ROW"};
-    out[n] = (kv){.k = "VERSIONS"};
-    snprintf(out[n++].v, 64, "%lld", (long long)strata_family_descriptor_get(f, STRATA_FAMILY_VERSIONS));
-    out[n++] = (kv){.k = "KEEP_DELETED_CELLS",
-                    .vp = strata_family_descriptor_get(f, STRATA_FAMILY_KEEP_DELETED_CELLS)
-                              ? "TRUE"
-                              : "FALSE"};
+    out[n++] = enum_kv(f, STRATA_FAMILY_BLOOMFILTER);
+    out[n++] = number_kv("VERSIONS", strata_family_descriptor_get(f, STRATA_FAMILY_VERSIONS));
+    out[n++] = flag_kv(f, STRATA_FAMILY_IN_MEMORY);
+    out[n++] = enum_kv(f, STRATA_FAMILY_KEEP_DELETED_CELLS);
+    out[n++] = enum_kv(f, STRATA_FAMILY_DATA_BLOCK_ENCODING);
     int64_t ttl = strata_family_descriptor_get(f, STRATA_FAMILY_TTL);
     out[n] = (kv){.k = "TTL"};
     if (ttl == STRATA_TTL_FOREVER)
         snprintf(out[n++].v, 64, "%s", HBASE_TTL_FOREVER);
     else
         snprintf(out[n++].v, 64, "%lld", (long long)ttl);
-    out[n++] = (kv){.k = "COMPRESSION",
-                    .vp = strata_family_descriptor_get(f, STRATA_FAMILY_COMPRESSION) ==
-                                  STRATA_COMPRESSION_ZSTD
-                              ? "ZSTD"
-                              : "NONE"};
-    out[n] = (kv){.k = "MIN_VERSIONS"};
-    snprintf(out[n++].v, 64, "%lld",
-             (long long)strata_family_descriptor_get(f, STRATA_FAMILY_MIN_VERSIONS));
-    out[n] = (kv){.k = "BLOCKSIZE"};
-    snprintf(out[n++].v, 64, "%lld", (long long)strata_family_descriptor_get(f, STRATA_FAMILY_BLOCKSIZE));
+    out[n++] = enum_kv(f, STRATA_FAMILY_COMPRESSION);
+    out[n++] =
+        number_kv("MIN_VERSIONS", strata_family_descriptor_get(f, STRATA_FAMILY_MIN_VERSIONS));
+    out[n++] = flag_kv(f, STRATA_FAMILY_BLOCKCACHE);
+    out[n++] = number_kv("BLOCKSIZE", strata_family_descriptor_get(f, STRATA_FAMILY_BLOCKSIZE));
+    out[n++] = (kv){.k = "REPLICATION_SCOPE", .vp = "0"};
     return n;
 }
 
@@ -759,10 +767,9 @@ static int encode_pb(const strata_table_descriptor_t *td, strata_table_state sta
         cols[i].ttl = ttl == STRATA_TTL_FOREVER ? 2147483647 : (int32_t)ttl;
         cols[i].has_maxversions = true;
         cols[i].maxversions = (int32_t)strata_family_descriptor_get(f, STRATA_FAMILY_VERSIONS);
-        cols[i].compression = (char *)(strata_family_descriptor_get(f, STRATA_FAMILY_COMPRESSION) ==
-                                               STRATA_COMPRESSION_ZSTD
-                                           ? "ZSTD"
-                                           : "NONE");
+        const char *codec = strata_family_value_name(
+            STRATA_FAMILY_COMPRESSION, strata_family_descriptor_get(f, STRATA_FAMILY_COMPRESSION));
+        cols[i].compression = (char *)(codec ? codec : "NONE");
         cptr[i] = &cols[i];
     }
     m.columns = cptr;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/status.h"
 #include "shell/shell_internal.h"
@@ -712,7 +713,9 @@ static int alter_arg(shell_session *s, strata_table_descriptor_t *sc, const shel
     return alter_table_attrs(s, sc, v);
 }
 
-static int cmd_alter(shell_session *s, const shell_value *args)
+/* alter (wait) or alter_async: the descriptor edited and sent; alter then says the regions
+ * were updated (the master answers once they are). */
+static int alter_run(shell_session *s, const shell_value *args, bool wait)
 {
     const shell_value *t = NULL;
     shell_table_info d = {0};
@@ -732,12 +735,12 @@ static int cmd_alter(shell_session *s, const shell_value *args)
     if (rc == ST_OK && strata_table_descriptor_family_count(d.td) == 0)
         rc = st_error(ST_INVALID_ARGUMENT, "table %s would have no column family left", t->s);
     if (rc == ST_OK) {
-        strata_admin_modify_table(s->admin, d.td, &err);
+        strata_admin_modify_table_async(s->admin, d.td, !wait, &err);
         rc = shell_failed(err);
     }
     uint32_t regions = rc == ST_OK ? d.regions : 0;
     shell_table_info_clear(&d);
-    if (rc == ST_OK) {
+    if (rc == ST_OK && wait) {
         fprintf(s->out, "Updating all regions with the new schema...\n");
         if (regions)
             fprintf(s->out, "%u/%u regions updated.\n", regions, regions);
@@ -748,9 +751,72 @@ static int cmd_alter(shell_session *s, const shell_value *args)
     return rc;
 }
 
+static int cmd_alter(shell_session *s, const shell_value *args)
+{
+    return alter_run(s, args, true);
+}
+
+static int cmd_alter_async(shell_session *s, const shell_value *args)
+{
+    return alter_run(s, args, false);
+}
+
+/* alter_status 't': "N/M regions updated." each second while an alter reopens the
+ * regions, then "Done." (HBase's alter_status loop). */
+static int cmd_alter_status(shell_session *s, const shell_value *args)
+{
+    const shell_value *t = NULL;
+    strata_admin_t *a = NULL;
+    char *err = NULL;
+    int rc = shell_nargs(args, 1, 1);
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 0, "Table name", &t);
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
+    for (int round = 0; rc == ST_OK; round++) {
+        uint32_t updated = 0, total = 0;
+        unsigned char running = 0;
+        strata_admin_alter_status(a, t->s, &updated, &total, &running, &err);
+        rc = shell_failed(err);
+        err = NULL;
+        if (rc == ST_NOT_FOUND)
+            rc = st_error(rc, "Can't find a table: %s", t->s);
+        if (rc != ST_OK)
+            break;
+        if (total)
+            fprintf(s->out, "%u/%u regions updated.\n", updated, total);
+        else
+            fprintf(s->out, "All regions updated.\n");
+        fflush(s->out);
+        if (!running)
+            break;
+        struct timespec one = {1, 0};
+        nanosleep(&one, NULL);
+    }
+    if (rc == ST_OK)
+        fprintf(s->out, "Done.\n");
+    return rc;
+}
+
 /* ---- table ---- */
 
 const shell_command shell_cmds_ddl[] = {
+    {"alter_async", "ddl", cmd_alter_async,
+     "Alter column family schema, does not wait for all regions to receive the\n"
+     "schema changes. Pass table name and a dictionary specifying new column\n"
+     "family schema, as alter does. For example:\n"
+     "\n"
+     "  strata> alter_async 't1', NAME => 'f1', VERSIONS => 5\n"
+     "  strata> alter_async 'ns1:t1', NAME => 'f1', METHOD => 'delete'\n"
+     "\n"
+     "To check if all the regions have been updated, use alter_status <table_name>\n"},
+    {"alter_status", "ddl", cmd_alter_status,
+     "Get the status of the alter command. Indicates the number of regions of the\n"
+     "table that have received the updated schema\n"
+     "Pass table name.\n"
+     "\n"
+     "  strata> alter_status 't1'\n"
+     "  strata> alter_status 'ns1:t1'\n"},
     {"alter", "ddl", cmd_alter,
      "Alter a table. Tables can be altered while enabled; each region is reopened with\n"
      "the new schema, one at a time. Add or change a column family by giving a column\n"
@@ -789,8 +855,10 @@ const shell_command shell_cmds_ddl[] = {
      "specifications (at least one), and, optionally, table configuration.\n"
      "Column specification can be a simple string (name), or a dictionary\n"
      "necessarily including NAME attribute. Family attributes: VERSIONS,\n"
-     "MIN_VERSIONS, TTL (seconds or 'FOREVER'), BLOOMFILTER (NONE, ROW, ROWCOL),\n"
-     "COMPRESSION (NONE, ZSTD), BLOCKSIZE, KEEP_DELETED_CELLS.\n"
+     "MIN_VERSIONS, TTL (seconds, 'FOREVER' or '1 DAY 2 HOURS'), BLOOMFILTER (NONE,\n"
+     "ROW, ROWCOL), COMPRESSION (NONE, ZSTD, SNAPPY, LZ4, GZ), DATA_BLOCK_ENCODING\n"
+     "(NONE, PREFIX, DIFF, FAST_DIFF, ROW_INDEX_V1), BLOCKSIZE, IN_MEMORY, BLOCKCACHE,\n"
+     "KEEP_DELETED_CELLS (true, false, 'TTL').\n"
      "Examples:\n"
      "\n"
      "Create a table with namespace=ns1 and table qualifier=t1\n"

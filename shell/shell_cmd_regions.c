@@ -1,6 +1,6 @@
 /*
- * shell_cmd_regions.c - region tools: flush, compact, major_compact (a table or a region;
- * flush also a region server), compact_rs, rit, move, assign, unassign, and the region listings list_regions, locate_region and
+ * shell_cmd_regions.c - region tools: flush, compact, major_compact (a table or a region,
+ * every family or one; flush also a region server), compaction_state, wal_roll, compact_rs, rit, move, assign, unassign, and the region listings list_regions, locate_region and
  * get_splits in HBase's layout.
  *
  * A region may be named by its encoded name or its full name
@@ -23,24 +23,21 @@
 
 typedef enum maint_op { OP_FLUSH, OP_COMPACT, OP_MAJOR } maint_op;
 
-static int maint_table(strata_admin_t *a, maint_op op, const char *t)
+/* A table (enc NULL) or a region (t NULL), every family (family NULL) or one. */
+static int maint_family(strata_admin_t *a, maint_op op, const char *t, const char *enc,
+                        const char *family)
 {
     char *err = NULL;
     if (op == OP_FLUSH)
-        strata_admin_flush_table(a, t, &err);
+        strata_admin_flush_family(a, t, enc, family, &err);
     else
-        strata_admin_compact_table(a, t, op == OP_MAJOR, &err);
+        strata_admin_compact_family(a, t, enc, family, op == OP_MAJOR, &err);
     return shell_failed(err);
 }
 
 static int maint_region(strata_admin_t *a, maint_op op, const char *enc)
 {
-    char *err = NULL;
-    if (op == OP_FLUSH)
-        strata_admin_flush_region(a, enc, &err);
-    else
-        strata_admin_compact_region(a, enc, op == OP_MAJOR, &err);
-    return shell_failed(err);
+    return maint_family(a, op, NULL, enc, NULL);
 }
 
 /* Every region the live server named (host,port,startcode) holds, as its last report
@@ -67,36 +64,58 @@ static int maint_server(strata_admin_t *a, maint_op op, const char *server)
     return rc;
 }
 
-/* A table if the name is one, else a region (HBase tries both). */
+/* The optional family argument and compact's type ('NORMAL'; 'MOB' refused). */
+static int maint_args(const shell_value *args, maint_op op, const char **family)
+{
+    const shell_value *v = NULL;
+    *family = NULL;
+    int rc = shell_nargs(args, 1, op == OP_FLUSH ? 2 : 3);
+    if (rc == ST_OK && args->n > 1 && args->items[1].kind != SHELL_V_NIL) {
+        rc = shell_str_arg(args, 1, "Column family", &v);
+        if (rc == ST_OK)
+            *family = v->s;
+    }
+    if (rc == ST_OK && args->n > 2) {
+        rc = shell_str_arg(args, 2, "Compaction type", &v);
+        if (rc == ST_OK && strcasecmp(v->s, "MOB") == 0)
+            rc = st_error(ST_UNSUPPORTED,
+                          "compaction type MOB is not supported: Strata has no MOB storage");
+        else if (rc == ST_OK && strcasecmp(v->s, "NORMAL") != 0)
+            rc = st_error(ST_INVALID_ARGUMENT, "unknown compaction type %s (NORMAL or MOB)",
+                          v->s);
+    }
+    return rc;
+}
+
+/* A table if the name is one, else a region (HBase tries both); a family narrows it. */
 static int maint(shell_session *s, const shell_value *args, maint_op op)
 {
     const shell_value *name = NULL;
+    const char *family = NULL;
     strata_admin_t *a = NULL;
     char enc[256];
-    int rc = shell_nargs(args, 1, op == OP_FLUSH ? 1 : 3);
+    int rc = maint_args(args, op, &family);
     if (rc == ST_OK)
         rc = shell_str_arg(args, 0, "Table or region name", &name);
-    if (rc == ST_OK && args->n > 1 && args->items[1].kind != SHELL_V_NIL)
-        rc = st_error(ST_UNSUPPORTED, "compacting one column family is not supported; "
-                                      "compact the whole table or region");
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
     if (rc != ST_OK)
         return rc;
     bool full_region = strchr(name->s, ',') != NULL;
-    if (full_region && op == OP_FLUSH) { /* HBase 2: flush 'host,port,startcode' */
+    if (full_region && op == OP_FLUSH && !family) { /* HBase 2: flush 'host,port,startcode' */
         rc = maint_server(a, op, name->s);
         if (rc != ST_NOT_FOUND)
             return rc;
     }
     if (!full_region && shell_check_table_name(name->s) == ST_OK) {
-        rc = maint_table(a, op, name->s);
-        if (rc != ST_NOT_FOUND)
+        rc = maint_family(a, op, name->s, NULL, family);
+        if (rc != ST_NOT_FOUND || !strstr(st_errmsg(), "does not exist") ||
+            strstr(st_errmsg(), "column family"))
             return rc;
     }
     shell_encoded_name(name->s, enc, sizeof(enc));
-    rc = maint_region(a, op, enc);
-    if (rc == ST_NOT_FOUND)
+    rc = maint_family(a, op, NULL, enc, family);
+    if (rc == ST_NOT_FOUND && !strstr(st_errmsg(), "column family"))
         rc = st_error(rc, "Unknown table or region %s!", name->s);
     return rc;
 }
@@ -135,6 +154,57 @@ static int cmd_compact_rs(shell_session *s, const shell_value *args)
         rc = st_error(rc, "region server %s is not live (list them with status 'simple')",
                       server->s);
     return rc;
+}
+
+/* compaction_state 't' | 'region': NONE, MINOR, MAJOR or MAJOR_AND_MINOR. */
+static int cmd_compaction_state(shell_session *s, const shell_value *args)
+{
+    const shell_value *name = NULL;
+    strata_admin_t *a = NULL;
+    char enc[256], *err = NULL;
+    int rc = shell_nargs(args, 1, 1);
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 0, "Table name", &name);
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
+    if (rc != ST_OK)
+        return rc;
+    strata_compaction_state st = STRATA_COMPACTION_NONE;
+    bool full_region = strchr(name->s, ',') != NULL;
+    if (!full_region && shell_check_table_name(name->s) == ST_OK) {
+        st = strata_admin_compaction_state(a, name->s, &err);
+        rc = shell_failed(err);
+    } else {
+        rc = ST_NOT_FOUND;
+    }
+    if (rc == ST_NOT_FOUND) { /* HBase's getCompactionStateForRegion for a region name */
+        err = NULL;           /* shell_failed freed the table's error */
+        shell_encoded_name(name->s, enc, sizeof(enc));
+        st = strata_admin_region_compaction_state(a, enc, &err);
+        rc = shell_failed(err);
+        if (rc == ST_NOT_FOUND)
+            rc = st_error(rc, "Unknown table or region %s!", name->s);
+    }
+    if (rc == ST_OK)
+        shell_row1(s, strata_compaction_state_name(st));
+    return rc;
+}
+
+/* wal_roll 'host,port,startcode': the server's WAL rolled. */
+static int cmd_wal_roll(shell_session *s, const shell_value *args)
+{
+    const shell_value *server = NULL;
+    strata_admin_t *a = NULL;
+    char *err = NULL;
+    int rc = shell_nargs(args, 1, 1);
+    if (rc == ST_OK)
+        rc = shell_str_arg(args, 0, "Region server name", &server);
+    if (rc == ST_OK)
+        rc = shell_admin(s, &a);
+    if (rc != ST_OK)
+        return rc;
+    strata_admin_roll_wal(a, server->s, &err);
+    return shell_failed(err);
 }
 
 /* rit: HBase's RegionState.toDescriptiveString of each region in transition. */
@@ -576,8 +646,27 @@ const shell_command shell_cmds_regions[] = {
      "Compact all regions in a table:\n"
      "  strata> compact 'ns1:t1'\n"
      "  strata> compact 't1'\n"
+     "Compact all regions in a table:\n"
+     "  strata> compact 't1'\n"
      "Compact an entire region:\n"
-     "  strata> compact 'r1'\n"},
+     "  strata> compact 'r1'\n"
+     "Compact only a column family within a region:\n"
+     "  strata> compact 'r1', 'c1'\n"
+     "Compact a column family within a table:\n"
+     "  strata> compact 't1', 'c1'\n"
+     "The third argument, the compaction type, may be 'NORMAL' ('MOB' is refused:\n"
+     "Strata has no MOB storage).\n"},
+    {"compaction_state", "tools", cmd_compaction_state,
+     "Gets compaction status (MAJOR, MAJOR_AND_MINOR, MINOR, NONE) for a table:\n"
+     "  strata> compaction_state 'ns1:t1'\n"
+     "  strata> compaction_state 't1'\n"
+     "A region (encoded or full name) may be given instead of a table.\n"},
+    {"wal_roll", "tools", cmd_wal_roll,
+     "Roll the log writer. That is, start writing log messages to a new file.\n"
+     "The name of the regionserver should be given as the parameter.  A\n"
+     "'server_name' is the host, port plus startcode of a regionserver. For\n"
+     "example: host187.example.com,60020,1289493121758 (find servername in\n"
+     "master ui or when you do detailed status in shell)\n"},
     {"compact_rs", "tools", cmd_compact_rs,
      "Compact all regions on passed regionserver.\n"
      "Examples:\n"
@@ -591,9 +680,13 @@ const shell_command shell_cmds_regions[] = {
      "For example:\n"
      "\n"
      "  strata> flush 'TABLENAME'\n"
+     "  strata> flush 'TABLENAME','FAMILYNAME'\n"
      "  strata> flush 'REGIONNAME'\n"
+     "  strata> flush 'REGIONNAME','FAMILYNAME'\n"
      "  strata> flush 'ENCODED_REGIONNAME'\n"
-     "  strata> flush 'REGION_SERVER_NAME'\n"},
+     "  strata> flush 'ENCODED_REGIONNAME','FAMILYNAME'\n"
+     "  strata> flush 'REGION_SERVER_NAME'\n"
+     "A family flush writes only that family's memstore to a store file.\n"},
     {"rit", "tools", cmd_rit,
      "List all regions in transition.\n"
      "Examples:\n"
@@ -630,7 +723,11 @@ const shell_command shell_cmds_regions[] = {
      "  strata> major_compact 't1'\n"
      "  strata> major_compact 'ns1:t1'\n"
      "Compact an entire region:\n"
-     "  strata> major_compact 'r1'\n"},
+     "  strata> major_compact 'r1'\n"
+     "Compact a single column family within a region:\n"
+     "  strata> major_compact 'r1', 'c1'\n"
+     "Compact a single column family within a table:\n"
+     "  strata> major_compact 't1', 'c1'\n"},
     {"move", "tools", cmd_move,
      "Move a region.  Optionally specify target regionserver else we choose one\n"
      "at random.  NOTE: You pass the encoded region name, not the region name so\n"

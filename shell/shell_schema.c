@@ -19,8 +19,6 @@
 #include "common/status.h"
 #include "shell/shell_internal.h"
 
-static const char *const BLOOMS[] = {"NONE", "ROW", "ROWCOL"};
-static const char *const COMPRESSIONS[] = {"NONE", "ZSTD"};
 static const char *const DURABILITIES[] = {"USE_DEFAULT", "SKIP_WAL", "ASYNC_WAL", "SYNC_WAL",
                                            "FSYNC_WAL"};
 
@@ -69,12 +67,86 @@ static int set_ttl(strata_family_descriptor_t *f, const shell_value *v)
     return rc;
 }
 
+/* KEEP_DELETED_CELLS: true, false, or 'TRUE', 'FALSE', 'TTL' (HBase's
+ * KeepDeletedCells.valueOf(to_s.upcase)). */
 static int set_keep_deleted(strata_family_descriptor_t *f, const shell_value *v)
 {
     bool b;
+    if (v->kind == SHELL_V_STR && strcasecmp(v->s, "TTL") == 0) {
+        strata_family_descriptor_set(f, STRATA_FAMILY_KEEP_DELETED_CELLS, STRATA_KEEP_DELETED_TTL);
+        return ST_OK;
+    }
     int rc = shell_bool_value(v, "KEEP_DELETED_CELLS", &b);
     if (rc == ST_OK)
         strata_family_descriptor_set(f, STRATA_FAMILY_KEEP_DELETED_CELLS, b);
+    return rc;
+}
+
+/* IN_MEMORY or BLOCKCACHE: true or false. */
+static int set_flag(strata_family_descriptor_t *f, strata_family_attr attr, const char *key,
+                    const shell_value *v)
+{
+    bool b;
+    int rc = shell_bool_value(v, key, &b);
+    if (rc == ST_OK)
+        strata_family_descriptor_set(f, attr, b);
+    return rc;
+}
+
+/* HBase's PrettyPrinter byte sizes: "65536", "65536 B (64KB)", "64KB", "1MB 512KB". */
+static int parse_byte_size(const char *text, int64_t *out)
+{
+    const char *p = text;
+    char *end;
+    int64_t total = 0;
+    bool any = false;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (*p == '(' && any) /* "N B (...)": the part before the brackets says it all */
+            break;
+        if (*p < '0' || *p > '9')
+            return st_error(ST_INVALID_ARGUMENT, "BLOCKSIZE '%s' is not a size", text);
+        long long n = strtoll(p, &end, 10);
+        p = end;
+        while (*p == ' ')
+            p++;
+        static const struct {
+            const char *unit;
+            int shift;
+        } units[] = {{"TB", 40}, {"GB", 30}, {"MB", 20}, {"KB", 10}, {"B", 0}};
+        int shift = -1;
+        for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+            if (strncasecmp(p, units[i].unit, strlen(units[i].unit)) == 0) {
+                shift = units[i].shift;
+                p += strlen(units[i].unit);
+                break;
+            }
+        if (shift < 0 && *p)
+            return st_error(ST_INVALID_ARGUMENT, "BLOCKSIZE '%s' is not a size", text);
+        if (n < 0 || n > (INT64_MAX >> 41))
+            return st_error(ST_INVALID_ARGUMENT, "BLOCKSIZE '%s' is too large", text);
+        total += (int64_t)n << (shift < 0 ? 0 : shift);
+        any = true;
+    }
+    if (!any)
+        return st_error(ST_INVALID_ARGUMENT, "BLOCKSIZE '%s' is not a size", text);
+    *out = total;
+    return ST_OK;
+}
+
+static int set_block_size(strata_family_descriptor_t *f, const shell_value *v)
+{
+    int64_t n = 0;
+    int rc;
+    if (v->kind == SHELL_V_STR && strlen(v->s) == v->len)
+        rc = parse_byte_size(v->s, &n);
+    else
+        rc = shell_int_value(v, "BLOCKSIZE", &n);
+    if (rc == ST_OK && (n < 1 || n > UINT32_MAX))
+        rc = st_error(ST_INVALID_ARGUMENT, "BLOCKSIZE %lld is out of range", (long long)n);
+    if (rc == ST_OK)
+        strata_family_descriptor_set(f, STRATA_FAMILY_BLOCKSIZE, n);
     return rc;
 }
 
@@ -87,10 +159,6 @@ typedef struct unsupported {
 } unsupported;
 
 static const unsupported FAMILY_UNSUPPORTED[] = {
-    {"IN_MEMORY", "false", "the block cache has no in-memory priority"},
-    {"BLOCKCACHE", "true", "every family's blocks go through the block cache"},
-    {"DATA_BLOCK_ENCODING", NULL,
-     "store files prefix-compress their keys in every block (docs/formats/storefile.md)"},
     {"INDEX_BLOCK_ENCODING", NULL, "the block index has one encoding"},
     {"REPLICATION_SCOPE", "0", "Strata has no replication"},
     {"CACHE_DATA_ON_WRITE", "false", "blocks are cached when read, not when written"},
@@ -172,10 +240,14 @@ static int set_count(strata_family_descriptor_t *f, strata_family_attr attr, con
     return rc;
 }
 
-/* An attribute named by one of names (any case). */
+/* An enumerated attribute named by HBase's name of its value (any case). */
 static int set_choice(strata_family_descriptor_t *f, strata_family_attr attr, const char *what,
-                      const shell_value *v, const char *const *names, size_t n)
+                      const shell_value *v)
 {
+    const char *names[8];
+    size_t n = 0;
+    while (n < 8 && (names[n] = strata_family_value_name(attr, (int64_t)n)))
+        n++;
     uint32_t code = 0;
     int rc = pick(v, what, names, n, &code);
     if (rc == ST_OK)
@@ -193,11 +265,17 @@ static int family_attr(strata_family_descriptor_t *f, const char *key, const she
     if (strcmp(key, "MIN_VERSIONS") == 0)
         return set_count(f, STRATA_FAMILY_MIN_VERSIONS, key, v, 0);
     if (strcmp(key, "BLOCKSIZE") == 0)
-        return set_count(f, STRATA_FAMILY_BLOCKSIZE, key, v, 1);
+        return set_block_size(f, v);
     if (strcmp(key, "BLOOMFILTER") == 0)
-        return set_choice(f, STRATA_FAMILY_BLOOMFILTER, "BloomFilter type", v, BLOOMS, 3);
+        return set_choice(f, STRATA_FAMILY_BLOOMFILTER, "BloomFilter type", v);
     if (strcmp(key, "COMPRESSION") == 0)
-        return set_choice(f, STRATA_FAMILY_COMPRESSION, "Compression", v, COMPRESSIONS, 2);
+        return set_choice(f, STRATA_FAMILY_COMPRESSION, "Compression", v);
+    if (strcmp(key, "DATA_BLOCK_ENCODING") == 0)
+        return set_choice(f, STRATA_FAMILY_DATA_BLOCK_ENCODING, "DataBlockEncoding", v);
+    if (strcmp(key, "IN_MEMORY") == 0)
+        return set_flag(f, STRATA_FAMILY_IN_MEMORY, key, v);
+    if (strcmp(key, "BLOCKCACHE") == 0)
+        return set_flag(f, STRATA_FAMILY_BLOCKCACHE, key, v);
     if (strcmp(key, "TTL") == 0)
         return set_ttl(f, v);
     if (strcmp(key, "KEEP_DELETED_CELLS") == 0)
@@ -391,33 +469,65 @@ static void attr(buf_t *b, const char *key, const char *val)
     buf_append(b, tmp, strlen(tmp));
 }
 
+/* HBase's PrettyPrinter for a byte size: "512 B", "65536 B (64KB)", "1049600 B (1MB 1KB)". */
+static void byte_size_string(int64_t size, char *out, size_t cap)
+{
+    if (size < 1024) {
+        snprintf(out, cap, "%lld B", (long long)size);
+        return;
+    }
+    static const char *const unit[] = {"TB", "GB", "MB", "KB", "B"};
+    int n = snprintf(out, cap, "%lld B (", (long long)size);
+    bool any = false;
+    for (int i = 0; i < 5; i++) {
+        int shift = 40 - 10 * i;
+        int64_t part = (size >> shift) & (i == 0 ? INT64_MAX : 1023);
+        if (part > 0 && n > 0 && (size_t)n < cap)
+            n += snprintf(out + n, cap - (size_t)n, "%s%lld%s", any ? " " : "", (long long)part,
+                          unit[i]);
+        any = any || part > 0;
+    }
+    if (n > 0 && (size_t)n < cap)
+        snprintf(out + n, cap - (size_t)n, ")");
+}
+
+static void attr_num(buf_t *b, const char *key, int64_t v)
+{
+    char num[32];
+    snprintf(num, sizeof(num), "%lld", (long long)v);
+    attr(b, key, num);
+}
+
+static void attr_enum(buf_t *b, const strata_family_descriptor_t *f, strata_family_attr a)
+{
+    const char *name = strata_family_value_name(a, strata_family_descriptor_get(f, a));
+    attr(b, strata_family_attr_name(a), name ? name : "?");
+}
+
+/* HBase 2's order (its ColumnFamilyDescriptor values as the shell prints them). */
 void shell_family_describe(const strata_family_descriptor_t *f, buf_t *b)
 {
     char num[64];
-    int64_t v;
     buf_reset(b);
     buf_append_u8(b, '{');
     attr(b, "NAME", strata_family_descriptor_name(f));
-    snprintf(num, sizeof(num), "%lld",
-             (long long)strata_family_descriptor_get(f, STRATA_FAMILY_VERSIONS));
-    attr(b, "VERSIONS", num);
-    attr(b, "KEEP_DELETED_CELLS",
-         strata_family_descriptor_get(f, STRATA_FAMILY_KEEP_DELETED_CELLS) ? "TRUE" : "FALSE");
+    attr_enum(b, f, STRATA_FAMILY_BLOOMFILTER);
+    attr(b, "IN_MEMORY", strata_family_descriptor_get(f, STRATA_FAMILY_IN_MEMORY) ? "true" : "false");
+    attr_num(b, "VERSIONS", strata_family_descriptor_get(f, STRATA_FAMILY_VERSIONS));
+    attr_enum(b, f, STRATA_FAMILY_KEEP_DELETED_CELLS);
+    attr_enum(b, f, STRATA_FAMILY_DATA_BLOCK_ENCODING);
+    attr_enum(b, f, STRATA_FAMILY_COMPRESSION);
     shell_ttl_string(strata_family_descriptor_is_set(f, STRATA_FAMILY_TTL)
                          ? strata_family_descriptor_get(f, STRATA_FAMILY_TTL)
                          : 0,
                      num, sizeof(num));
     attr(b, "TTL", num);
-    snprintf(num, sizeof(num), "%lld",
-             (long long)strata_family_descriptor_get(f, STRATA_FAMILY_MIN_VERSIONS));
-    attr(b, "MIN_VERSIONS", num);
-    v = strata_family_descriptor_get(f, STRATA_FAMILY_BLOOMFILTER);
-    attr(b, "BLOOMFILTER", BLOOMS[v >= 0 && v < 3 ? v : 1]);
-    v = strata_family_descriptor_get(f, STRATA_FAMILY_COMPRESSION);
-    attr(b, "COMPRESSION", COMPRESSIONS[v >= 0 && v < 2 ? v : 0]);
-    snprintf(num, sizeof(num), "%lld",
-             (long long)strata_family_descriptor_get(f, STRATA_FAMILY_BLOCKSIZE));
+    attr_num(b, "MIN_VERSIONS", strata_family_descriptor_get(f, STRATA_FAMILY_MIN_VERSIONS));
+    attr(b, "BLOCKCACHE",
+         strata_family_descriptor_get(f, STRATA_FAMILY_BLOCKCACHE) ? "true" : "false");
+    byte_size_string(strata_family_descriptor_get(f, STRATA_FAMILY_BLOCKSIZE), num, sizeof(num));
     attr(b, "BLOCKSIZE", num);
+    attr(b, "REPLICATION_SCOPE", "0");
     buf_append(b, "}", 2);
     b->len--;
 }

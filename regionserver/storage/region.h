@@ -120,6 +120,20 @@ int region_flush(region *r);
 /* Compacts every store (major: all files, dropping deletes/expired/extra versions)
  * and waits for it. */
 int region_compact(region *r, bool major);
+/* The same for one column family's store (HBase's flush/compact of a family): ST_NOT_FOUND
+ * naming the region and family when the table has no such family. A one-family flush
+ * leaves the region's flushed sequence id (and so the WAL it needs) where it was. */
+int region_flush_family(region *r, const char *family);
+int region_compact_family(region *r, const char *family, bool major);
+/* What the region's stores are compacting now, HBase's CompactionState (the values of
+ * GetRegionInfoResponse.compaction_state). */
+typedef enum region_compaction {
+    REGION_COMPACTION_NONE = 0,
+    REGION_COMPACTION_MINOR = 1,
+    REGION_COMPACTION_MAJOR = 2,
+    REGION_COMPACTION_MAJOR_AND_MINOR = 3,
+} region_compaction;
+region_compaction region_compaction_state(region *r);
 void region_get_stats(region *r, region_stats *out);
 /* The bytes of each store's files in schema order, at most cap of them; returns how many. */
 size_t region_store_sizes(region *r, uint64_t *sizes, size_t cap);

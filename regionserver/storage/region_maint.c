@@ -17,6 +17,7 @@
  * Thread-safety: see region_internal.h.
  */
 #include <inttypes.h>
+#include <string.h>
 #include <time.h>
 
 #include "common/clock.h"
@@ -73,9 +74,9 @@ static void release_memstore_bytes(region *r, size_t bytes)
     engine_memstore_add(r->eng, -(int64_t)bytes);
 }
 
-/* Steps 2 and 3: snapshots at a fresh flush seq. *any tells whether any store had
- * something to flush. */
-static int take_snapshots(region *r, uint64_t *flush_seq, bool *any)
+/* Steps 2 and 3: snapshots at a fresh flush seq, of every store or (only >= 0) of that
+ * one. *any tells whether any store had something to flush. */
+static int take_snapshots(region *r, int only, uint64_t *flush_seq, bool *any)
 {
     int rc = ST_OK;
     *any = false;
@@ -88,6 +89,8 @@ static int take_snapshots(region *r, uint64_t *flush_seq, bool *any)
     }
     for (size_t i = 0; i < r->schema.nfamilies && rc == ST_OK; i++) {
         bool took = false;
+        if (only >= 0 && (size_t)only != i)
+            continue;
         rc = store_snapshot(r->stores[i], *flush_seq, &took);
         *any |= took;
     }
@@ -106,8 +109,11 @@ static void after_maint(region *r, bool compaction)
         o->after_maint(o->after_maint_arg, r, compaction);
 }
 
-/* One flush; *flushed tells whether any store had something to flush. */
-static int flush_region(region *r, bool *flushed)
+/* One flush of every store, or (only >= 0) of that store alone; *flushed tells whether
+ * any store had something to flush. A one-store flush moves that store's flushed seq
+ * (WAL replay skips what its files hold) but not the region's: the other stores still
+ * hold older edits, so the WAL keeps them. */
+static int flush_region(region *r, int only, bool *flushed)
 {
     pthread_mutex_lock(&r->flush_mu);
     size_t released = 0;
@@ -115,11 +121,15 @@ static int flush_region(region *r, bool *flushed)
     bool any = false;
     int rc = flush_waiting_snapshots(r, &released);
     if (rc == ST_OK)
-        rc = take_snapshots(r, &flush_seq, &any);
+        rc = take_snapshots(r, only, &flush_seq, &any);
     /* A store that could not take its snapshot leaves nothing marked flushed. */
     if (rc == ST_OK && any)
         rc = flush_waiting_snapshots(r, &released);
-    if (rc == ST_OK && any) {
+    if (rc == ST_OK && any && only >= 0) {
+        atomic_fetch_add(&r->flushes, 1);
+        LOG_DEBUG("region %s: flushed family %s up to seq %" PRIu64, r->info.encoded_name,
+                  r->schema.families[only].name, flush_seq);
+    } else if (rc == ST_OK && any) {
         atomic_store(&r->max_flushed_seq, flush_seq);
         wal_region_flushed(engine_wal(r->eng), r->info.encoded_name, flush_seq);
         atomic_fetch_add(&r->flushes, 1);
@@ -141,13 +151,13 @@ static int flush_region(region *r, bool *flushed)
 int region_flush_internal(region *r)
 {
     bool flushed = false;
-    return flush_region(r, &flushed);
+    return flush_region(r, -1, &flushed);
 }
 
-/* Compacts every store. A requested compaction (wait) first waits for a background
- * one running on the same store instead of silently doing nothing. *done counts the
- * compactions that ran. */
-static int compact_stores(region *r, bool major, bool wait, size_t *done)
+/* Compacts every store, or (only >= 0) that one. A requested compaction (wait) first
+ * waits for a background one running on the same store instead of silently doing
+ * nothing. *done counts the compactions that ran. */
+static int compact_stores(region *r, int only, bool major, bool wait, size_t *done)
 {
     *done = 0;
     if (!engine_compactions_enabled(r->eng)) {
@@ -160,6 +170,8 @@ static int compact_stores(region *r, bool major, bool wait, size_t *done)
     for (size_t i = 0; i < r->schema.nfamilies; i++) {
         bool did = false;
         int rc;
+        if (only >= 0 && (size_t)only != i)
+            continue;
         do {
             /* A background compaction starting between the wait and store_compact makes
              * it select nothing: wait for that one too, and try again. */
@@ -184,7 +196,7 @@ static int compact_stores(region *r, bool major, bool wait, size_t *done)
 int region_compact_internal(region *r, bool major)
 {
     size_t done = 0;
-    int rc = compact_stores(r, major, true, &done);
+    int rc = compact_stores(r, -1, major, true, &done);
     if (done)
         after_maint(r, true);
     return rc;
@@ -196,7 +208,7 @@ void region_bg_flush(region *r)
     r->flush_queued = false;
     pthread_mutex_unlock(&r->maint_mu);
     bool flushed = false;
-    if (flush_region(r, &flushed) == ST_OK && flushed)
+    if (flush_region(r, -1, &flushed) == ST_OK && flushed)
         after_maint(r, false);
 }
 
@@ -211,7 +223,7 @@ void region_bg_compact(region *r)
     for (size_t i = 0; i < r->schema.nfamilies; i++)
         if (store_needs_compaction(r->stores[i], &p)) {
             size_t done = 0;
-            compact_stores(r, false, false, &done);
+            compact_stores(r, -1, false, false, &done);
             if (done)
                 after_maint(r, true);
             break;
@@ -273,7 +285,7 @@ int region_wait_store_files(region *r)
 int region_flush(region *r)
 {
     bool flushed = false;
-    int rc = flush_region(r, &flushed);
+    int rc = flush_region(r, -1, &flushed);
     if (rc == ST_OK && flushed)
         after_maint(r, false);
     return rc;
@@ -282,4 +294,51 @@ int region_flush(region *r)
 int region_compact(region *r, bool major)
 {
     return region_compact_internal(r, major);
+}
+
+/* The store index of family (a NUL-terminated name), or ST_NOT_FOUND naming it. */
+static int family_index(region *r, const char *family, int *out)
+{
+    int i = table_schema_find_family(&r->schema, (const uint8_t *)family, strlen(family));
+    if (i < 0)
+        return st_error(ST_NOT_FOUND, "region %s: column family %s does not exist in table %s",
+                        r->info.encoded_name, family, r->schema.name);
+    *out = i;
+    return ST_OK;
+}
+
+int region_flush_family(region *r, const char *family)
+{
+    int only = -1;
+    bool flushed = false;
+    int rc = family_index(r, family, &only);
+    if (rc == ST_OK)
+        rc = flush_region(r, only, &flushed);
+    if (rc == ST_OK && flushed)
+        after_maint(r, false);
+    return rc;
+}
+
+int region_compact_family(region *r, const char *family, bool major)
+{
+    int only = -1;
+    size_t done = 0;
+    int rc = family_index(r, family, &only);
+    if (rc == ST_OK)
+        rc = compact_stores(r, only, major, true, &done);
+    if (done)
+        after_maint(r, true);
+    return rc;
+}
+
+region_compaction region_compaction_state(region *r)
+{
+    unsigned bits = 0;
+    for (size_t i = 0; i < r->schema.nfamilies; i++) {
+        store_compaction c = store_compaction_state(r->stores[i]);
+        bits |= c == STORE_COMPACTION_MAJOR ? REGION_COMPACTION_MAJOR
+                : c == STORE_COMPACTION_MINOR ? REGION_COMPACTION_MINOR
+                                              : 0u;
+    }
+    return (region_compaction)bits;
 }

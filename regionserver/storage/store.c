@@ -44,6 +44,7 @@ struct store {
     size_t nfiles;
     size_t files_cap;
     bool compacting;
+    bool compacting_major; /* the running compaction is a major one */
     _Atomic uint64_t active_bytes;
     _Atomic uint64_t snapshot_bytes;
     _Atomic uint64_t max_flushed_seq;
@@ -537,6 +538,7 @@ static size_t select_inputs(store *s, const compaction_policy *p, bool *major, s
             storefile_ref(in[i]);
         }
         s->compacting = true;
+        s->compacting_major = *major;
     } else {
         count = 0;
     }
@@ -660,6 +662,16 @@ bool store_compacting(store *s)
     bool busy = s->compacting;
     pthread_mutex_unlock(&s->mu);
     return busy;
+}
+
+store_compaction store_compaction_state(store *s)
+{
+    pthread_mutex_lock(&s->mu);
+    store_compaction c = !s->compacting         ? STORE_COMPACTION_NONE
+                         : s->compacting_major ? STORE_COMPACTION_MAJOR
+                                               : STORE_COMPACTION_MINOR;
+    pthread_mutex_unlock(&s->mu);
+    return c;
 }
 
 bool store_needs_compaction(store *s, const compaction_policy *p)

@@ -90,6 +90,13 @@ int store_flush_snapshot(store *s, size_t *flushed_bytes);
 int store_compact(store *s, const compaction_policy *p, bool major, int64_t now_ms, bool *did);
 /* True while a compaction of this store runs. */
 bool store_compacting(store *s);
+/* What the store is compacting now (HBase's CompactionState of one store). */
+typedef enum store_compaction {
+    STORE_COMPACTION_NONE = 0,
+    STORE_COMPACTION_MINOR = 1,
+    STORE_COMPACTION_MAJOR = 2,
+} store_compaction;
+store_compaction store_compaction_state(store *s);
 /* True if the policy would select something now, or the store holds references. */
 bool store_needs_compaction(store *s, const compaction_policy *p);
 

@@ -104,11 +104,14 @@ static void test_namespaces_and_ddl(void **state)
         "Table app:users is ENABLED\n"
         "app:users\n"
         "COLUMN FAMILIES DESCRIPTION\n"
-        "{NAME => 'cf', VERSIONS => '3', KEEP_DELETED_CELLS => 'FALSE', TTL => '86400 SECONDS "
-        "(1 DAY)', MIN_VERSIONS => '0', BLOOMFILTER => 'ROWCOL', COMPRESSION => 'ZSTD', "
-        "BLOCKSIZE => '65536'}\n"
-        "{NAME => 'x', VERSIONS => '1', KEEP_DELETED_CELLS => 'TRUE', TTL => 'FOREVER', "
-        "MIN_VERSIONS => '0', BLOOMFILTER => 'ROW', COMPRESSION => 'NONE', BLOCKSIZE => '16384'}\n"
+        "{NAME => 'cf', BLOOMFILTER => 'ROWCOL', IN_MEMORY => 'false', VERSIONS => '3', "
+        "KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'PREFIX', COMPRESSION => 'ZSTD', "
+        "TTL => '86400 SECONDS (1 DAY)', MIN_VERSIONS => '0', BLOCKCACHE => 'true', "
+        "BLOCKSIZE => '65536 B (64KB)', REPLICATION_SCOPE => '0'}\n"
+        "{NAME => 'x', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', "
+        "KEEP_DELETED_CELLS => 'TRUE', DATA_BLOCK_ENCODING => 'PREFIX', COMPRESSION => 'NONE', "
+        "TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKCACHE => 'true', "
+        "BLOCKSIZE => '16384 B (16KB)', REPLICATION_SCOPE => '0'}\n"
         "2 row(s)\n"
         "Took X seconds\n"
         "TABLE\n"
@@ -165,13 +168,24 @@ static void test_namespaces_and_ddl(void **state)
     expect(
         "create_namespace 'tmpns'\ndrop_namespace 'tmpns'\nlist_namespace 'tmp.*'\n"
         "desc 'plain'\n",
-        "Took X seconds\nTook X seconds\nNAMESPACE\n0 row(s)\nTook X seconds\n"
-        "Table plain is ENABLED\nplain\nCOLUMN FAMILIES DESCRIPTION\n"
-        "{NAME => 'f1', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', TTL => 'FOREVER', "
-        "MIN_VERSIONS => '0', BLOOMFILTER => 'ROW', COMPRESSION => 'NONE', BLOCKSIZE => '65536'}\n"
-        "{NAME => 'f2', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', TTL => 'FOREVER', "
-        "MIN_VERSIONS => '0', BLOOMFILTER => 'ROW', COMPRESSION => 'NONE', BLOCKSIZE => '65536'}\n"
-        "2 row(s)\nTook X seconds\n");
+        "Took X seconds\n"
+        "Took X seconds\n"
+        "NAMESPACE\n"
+        "0 row(s)\n"
+        "Took X seconds\n"
+        "Table plain is ENABLED\n"
+        "plain\n"
+        "COLUMN FAMILIES DESCRIPTION\n"
+        "{NAME => 'f1', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', "
+        "KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'PREFIX', COMPRESSION => 'NONE', "
+        "TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKCACHE => 'true', "
+        "BLOCKSIZE => '65536 B (64KB)', REPLICATION_SCOPE => '0'}\n"
+        "{NAME => 'f2', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', "
+        "KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'PREFIX', COMPRESSION => 'NONE', "
+        "TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKCACHE => 'true', "
+        "BLOCKSIZE => '65536 B (64KB)', REPLICATION_SCOPE => '0'}\n"
+        "2 row(s)\n"
+        "Took X seconds\n");
     expect_fail("create 'plain', 'f'\n", "Table already exists: plain!");
     expect_fail("create 'nons:t', 'f'\n", "Unknown namespace nons!");
     expect_fail("create 'nofam'\n", "Table must have at least one column family");
@@ -407,20 +421,39 @@ static void test_alter_state_truncate(void **state)
         "alter 'al', {NAME => 'f4', TTL => 90061}, MAX_FILESIZE => '134217728', DURABILITY => "
         "'ASYNC_WAL'\n"
         "describe 'al'\n",
-        "Created table al\nTook X seconds\n"
-        "Updating all regions with the new schema...\n1/1 regions updated.\nDone.\nTook X seconds\n"
-        "Updating all regions with the new schema...\n1/1 regions updated.\nDone.\nTook X seconds\n"
-        "Updating all regions with the new schema...\n1/1 regions updated.\nDone.\nTook X seconds\n"
-        "Updating all regions with the new schema...\n1/1 regions updated.\nDone.\nTook X seconds\n"
-        "Updating all regions with the new schema...\n1/1 regions updated.\nDone.\nTook X seconds\n"
+        "Created table al\n"
+        "Took X seconds\n"
+        "Updating all regions with the new schema...\n"
+        "1/1 regions updated.\n"
+        "Done.\n"
+        "Took X seconds\n"
+        "Updating all regions with the new schema...\n"
+        "1/1 regions updated.\n"
+        "Done.\n"
+        "Took X seconds\n"
+        "Updating all regions with the new schema...\n"
+        "1/1 regions updated.\n"
+        "Done.\n"
+        "Took X seconds\n"
+        "Updating all regions with the new schema...\n"
+        "1/1 regions updated.\n"
+        "Done.\n"
+        "Took X seconds\n"
+        "Updating all regions with the new schema...\n"
+        "1/1 regions updated.\n"
+        "Done.\n"
+        "Took X seconds\n"
         "Table al is ENABLED\n"
         "al, {TABLE_ATTRIBUTES => {DURABILITY => 'ASYNC_WAL', MAX_FILESIZE => '134217728'}}\n"
         "COLUMN FAMILIES DESCRIPTION\n"
-        "{NAME => 'f1', VERSIONS => '5', KEEP_DELETED_CELLS => 'FALSE', TTL => 'FOREVER', "
-        "MIN_VERSIONS => '0', BLOOMFILTER => 'ROW', COMPRESSION => 'NONE', BLOCKSIZE => '65536'}\n"
-        "{NAME => 'f4', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', TTL => '90061 SECONDS "
-        "(1 DAY 1 HOUR 1 MINUTE 1 SECOND)', MIN_VERSIONS => '0', BLOOMFILTER => 'ROW', "
-        "COMPRESSION => 'NONE', BLOCKSIZE => '65536'}\n"
+        "{NAME => 'f1', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '5', "
+        "KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'PREFIX', COMPRESSION => 'NONE', "
+        "TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKCACHE => 'true', "
+        "BLOCKSIZE => '65536 B (64KB)', REPLICATION_SCOPE => '0'}\n"
+        "{NAME => 'f4', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', "
+        "KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'PREFIX', COMPRESSION => 'NONE', "
+        "TTL => '90061 SECONDS (1 DAY 1 HOUR 1 MINUTE 1 SECOND)', MIN_VERSIONS => '0', "
+        "BLOCKCACHE => 'true', BLOCKSIZE => '65536 B (64KB)', REPLICATION_SCOPE => '0'}\n"
         "2 row(s)\n"
         "Took X seconds\n");
     expect_fail("alter 'al', 'delete' => 'nosuch'\n",
@@ -481,9 +514,12 @@ static void test_alter_state_truncate(void **state)
 
 #define SP_FAMILY                                                                                  \
     "COLUMN FAMILIES DESCRIPTION\n"                                                                \
-    "{NAME => 'f', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', TTL => 'FOREVER', "             \
-    "MIN_VERSIONS => '0', BLOOMFILTER => 'ROW', COMPRESSION => 'NONE', BLOCKSIZE => '65536'}\n"    \
-    "1 row(s)\nTook X seconds\n"
+    "{NAME => 'f', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', "                  \
+    "KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'PREFIX', COMPRESSION => 'NONE', "      \
+    "TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKCACHE => 'true', "                                \
+    "BLOCKSIZE => '65536 B (64KB)', REPLICATION_SCOPE => '0'}\n"                                   \
+    "1 row(s)\n"                                                                                   \
+    "Took X seconds\n"
 #define SP_ALTERED                                                                                 \
     "Updating all regions with the new schema...\n1/1 regions updated.\nDone.\nTook X seconds\n"
 

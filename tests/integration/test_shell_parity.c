@@ -8,12 +8,17 @@
  *     with Java's message, converters the shell lacks are refused, a qualifier with ':'
  *     that is no converter stays a qualifier;
  *   - count with STARTROW, STOPROW, ROWPREFIXFILTER and LIMIT (a scan's keys);
- *   - the options of put, incr, append, delete and deleteall (TTL, VISIBILITY, ATTRIBUTES)
- *     refused with their reason and nothing written, extra arguments refused;
+ *   - the options of put, incr, append, delete and deleteall (TTL, VISIBILITY) refused with
+ *     their reason and nothing written, extra arguments refused (ATTRIBUTES are sent:
+ *     test_shell_metrics);
  *   - READONLY honoured (every kind of write refused by the regions until alter turns it
  *     off or table_att_unset removes it), the keys HBase has and Strata does not
- *     (REGION_REPLICATION, OWNER, IN_MEMORY, DATA_BLOCK_ENCODING, ...) refused with their
+ *     (REGION_REPLICATION, OWNER, IS_MOB, INDEX_BLOCK_ENCODING, ...) refused with their
  *     reason unless the value is Strata's behaviour anyway;
+ *   - family attributes: COMPRESSION SNAPPY, LZ4 and GZ, DATA_BLOCK_ENCODING, IN_MEMORY,
+ *     BLOCKCACHE => false, KEEP_DELETED_CELLS => 'TTL', BLOCKSIZE in units, described in
+ *     HBase 2's order, and data flushed, altered to another codec and encoding, flushed
+ *     again and major compacted reads back whole;
  *   - scan BATCH (a wide row in parts, each counted) and ISOLATION_LEVEL; deleteall by
  *     ROWPREFIXFILTER (a column, a family or whole rows, in batches of CACHE);
  *   - create with TTLs in units ('1 DAY 2 HOURS'), unsorted SPLITS sorted (duplicates and
@@ -25,6 +30,9 @@
  *     by prefix, alter, flush, major_compact) run unchanged;
  *   - clone_table_schema (with and without the split keys), rit, flush of a region
  *     server and compact_rs;
+ *   - flush, compact and major_compact of one column family (of a table and of a region:
+ *     only that store's files change), compaction_state, wal_roll (a new WAL file),
+ *     alter_async and alter_status;
  *   - list_liveservers, list_unknownservers, is_in_maintenance_mode, list_enabled_tables,
  *     list_disabled_tables, regioninfo (encoded and full names), close_region;
  *   - show_filters, and the filters HBase's shell lists that came later (ColumnRangeFilter,
@@ -51,6 +59,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,16 +194,12 @@ static void test_write_options(void **state)
                     "put: TTL is not supported: Strata keeps no time-to-live per cell");
     ssh_expect_fail("put 'wo', 'r', 'f:t', 'v', 7, {VISIBILITY => 'SECRET'}\n",
                     "put: VISIBILITY is not supported");
-    ssh_expect_fail("put 'wo', 'r', 'f:t', 'v', {ATTRIBUTES => {'k' => 'v'}}\n",
-                    "put: ATTRIBUTES are not supported");
     ssh_expect_fail("put 'wo', 'r', 'f:t', 'v', {BOGUS => 1}\n", "Unknown argument BOGUS for put");
     ssh_expect_fail("put 'wo', 'r', 'f:t', 'v', 7, 8\n",
                     "put: argument 6 must be a Hash of options, not Integer");
     ssh_expect_fail("put 'wo', 'r', 'f:t', 'v', {TTL => 1}, 8\n",
                     "put: nothing may follow its options hash");
     ssh_expect_fail("incr 'wo', 'r', 'f:c', 1, {TTL => 5}\n", "incr: TTL is not supported");
-    ssh_expect_fail("append 'wo', 'r', 'f:a', 'x', {ATTRIBUTES => {}}\n",
-                    "append: ATTRIBUTES are not supported");
     ssh_expect_fail("delete 'wo', 'r', 'f:a', 5, {VISIBILITY => 'A'}\n",
                     "delete: VISIBILITY is not supported");
     ssh_expect_fail("deleteall 'wo', 'r', 'f:a', 5, 6\n",
@@ -220,9 +225,10 @@ static void test_readonly_and_refused_keys(void **state)
                "Table ro is ENABLED\n"
                "ro, {TABLE_ATTRIBUTES => {READONLY => 'true'}}\n"
                "COLUMN FAMILIES DESCRIPTION\n"
-               "{NAME => 'f', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', TTL => 'FOREVER', "
-               "MIN_VERSIONS => '0', BLOOMFILTER => 'ROW', COMPRESSION => 'NONE', BLOCKSIZE => "
-               "'65536'}\n"
+               "{NAME => 'f', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', "
+               "KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'PREFIX', "
+               "COMPRESSION => 'NONE', TTL => 'FOREVER', MIN_VERSIONS => '0', "
+               "BLOCKCACHE => 'true', BLOCKSIZE => '65536 B (64KB)', REPLICATION_SCOPE => '0'}\n"
                "1 row(s)\n"
                "Took X seconds\n");
     /* every kind of write is refused by the region, nothing is stored */
@@ -270,9 +276,10 @@ static void test_readonly_and_refused_keys(void **state)
                "Table ro is ENABLED\n"
                "ro\n"
                "COLUMN FAMILIES DESCRIPTION\n"
-               "{NAME => 'f', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', TTL => 'FOREVER', "
-               "MIN_VERSIONS => '0', BLOOMFILTER => 'ROW', COMPRESSION => 'NONE', BLOCKSIZE => "
-               "'65536'}\n"
+               "{NAME => 'f', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', "
+               "KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'PREFIX', "
+               "COMPRESSION => 'NONE', TTL => 'FOREVER', MIN_VERSIONS => '0', "
+               "BLOCKCACHE => 'true', BLOCKSIZE => '65536 B (64KB)', REPLICATION_SCOPE => '0'}\n"
                "1 row(s)\n"
                "Took X seconds\n");
     /* keys HBase has and Strata does not: refused with the reason; nothing is created */
@@ -281,10 +288,11 @@ static void test_readonly_and_refused_keys(void **state)
                     "replicas");
     ssh_expect_fail("create 'rk', 'f', OWNER => 'bob'\n",
                     "OWNER => 'bob' for table rk is not supported: Strata has no access control");
-    ssh_expect_fail("create 'rk', {NAME => 'f', IN_MEMORY => true}\n",
-                    "IN_MEMORY => true for column family f is not supported");
-    ssh_expect_fail("create 'rk', {NAME => 'f', DATA_BLOCK_ENCODING => 'FAST_DIFF'}\n",
-                    "DATA_BLOCK_ENCODING => 'FAST_DIFF' for column family f is not supported");
+    ssh_expect_fail("create 'rk', {NAME => 'f', IS_MOB => true}\n",
+                    "IS_MOB => true for column family f is not supported: Strata has no MOB "
+                    "storage");
+    ssh_expect_fail("create 'rk', {NAME => 'f', INDEX_BLOCK_ENCODING => 'PREFIX_TREE'}\n",
+                    "INDEX_BLOCK_ENCODING => 'PREFIX_TREE' for column family f is not supported");
     ssh_expect_fail("alter 'ro', {NAME => 'f', REPLICATION_SCOPE => 1}\n",
                     "REPLICATION_SCOPE => 1 for column family f is not supported: Strata has no "
                     "replication");
@@ -298,6 +306,74 @@ static void test_readonly_and_refused_keys(void **state)
                "Unknown argument ignored for column family f: FROBNICATE\n"
                "Created table rk\n"
                "Took X seconds\n");
+}
+
+/* ---- family attributes ---- */
+
+static void test_family_attributes(void **state)
+{
+    (void)state;
+    ssh_expect("create 'fa', {NAME => 'a', COMPRESSION => 'SNAPPY', DATA_BLOCK_ENCODING => "
+               "'FAST_DIFF', IN_MEMORY => true, BLOCKSIZE => '8KB'},\n"
+               "  {NAME => 'b', COMPRESSION => 'lz4', DATA_BLOCK_ENCODING => 'NONE', BLOCKCACHE => "
+               "false, KEEP_DELETED_CELLS => 'TTL', TTL => '1 DAY', MIN_VERSIONS => 1},\n"
+               "  {NAME => 'c', COMPRESSION => 'GZ', DATA_BLOCK_ENCODING => 'ROW_INDEX_V1', "
+               "BLOCKSIZE => '65536 B (64KB)'}\n"
+               "describe 'fa'\n",
+               "Created table fa\n"
+               "Took X seconds\n"
+               "Table fa is ENABLED\n"
+               "fa\n"
+               "COLUMN FAMILIES DESCRIPTION\n"
+               "{NAME => 'a', BLOOMFILTER => 'ROW', IN_MEMORY => 'true', VERSIONS => '1', "
+               "KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'FAST_DIFF', "
+               "COMPRESSION => 'SNAPPY', TTL => 'FOREVER', MIN_VERSIONS => '0', "
+               "BLOCKCACHE => 'true', BLOCKSIZE => '8192 B (8KB)', REPLICATION_SCOPE => '0'}\n"
+               "{NAME => 'b', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', "
+               "KEEP_DELETED_CELLS => 'TTL', DATA_BLOCK_ENCODING => 'NONE', "
+               "COMPRESSION => 'LZ4', TTL => '86400 SECONDS (1 DAY)', MIN_VERSIONS => '1', "
+               "BLOCKCACHE => 'false', BLOCKSIZE => '65536 B (64KB)', REPLICATION_SCOPE => '0'}\n"
+               "{NAME => 'c', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', "
+               "KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'ROW_INDEX_V1', "
+               "COMPRESSION => 'GZ', TTL => 'FOREVER', MIN_VERSIONS => '0', "
+               "BLOCKCACHE => 'true', BLOCKSIZE => '65536 B (64KB)', REPLICATION_SCOPE => '0'}\n"
+               "3 row(s)\n"
+               "Took X seconds\n");
+    /* data through every codec and block form: written, flushed, re-encoded, compacted */
+    char script[4096];
+    int n = 0;
+    for (int i = 0; i < 40; i++)
+        n += snprintf(script + n, sizeof(script) - (size_t)n,
+                      "put 'fa', 'row%02d', '%c:q', 'value-%02d-abcabcabcabc', 5\n", i,
+                      "abc"[i % 3], i);
+    snprintf(script + n, sizeof(script) - (size_t)n,
+             "flush 'fa'\n"
+             "alter 'fa', {NAME => 'a', COMPRESSION => 'GZ', DATA_BLOCK_ENCODING => 'NONE'}, "
+             "{NAME => 'c', COMPRESSION => 'SNAPPY', DATA_BLOCK_ENCODING => 'DIFF'}\n"
+             "put 'fa', 'row99', 'a:q', 'late', 6\n"
+             "flush 'fa'\n"
+             "major_compact 'fa'\n"
+             "count 'fa'\n"
+             "get 'fa', 'row07'\n"
+             "get 'fa', 'row99'\n"
+             "get 'fa', 'row38'\n");
+    ssh_result r = ssh_run_dir(script);
+    if (r.status != 0 || !strstr(r.out, "41 row(s)") ||
+        !strstr(r.out, " b:q timestamp=5, value=value-07-abcabcabcabc") ||
+        !strstr(r.out, " a:q timestamp=6, value=late") ||
+        !strstr(r.out, " c:q timestamp=5, value=value-38-abcabcabcabc"))
+        fail_msg("data did not read back (status %d):\n%s\n%s", r.status, r.out, r.err);
+    ssh_result_free(&r);
+    /* codecs and encodings HBase has and Strata does not: HBase's names, refused */
+    ssh_expect_fail("alter 'fa', {NAME => 'a', COMPRESSION => 'LZO'}\n",
+                    "Compression 'LZO' is not supported. Use one of NONE ZSTD SNAPPY LZ4 GZ");
+    ssh_expect_fail("alter 'fa', {NAME => 'a', DATA_BLOCK_ENCODING => 'PREFIX_TREE'}\n",
+                    "DataBlockEncoding 'PREFIX_TREE' is not supported. Use one of NONE PREFIX DIFF "
+                    "FAST_DIFF ROW_INDEX_V1");
+    ssh_expect_fail("alter 'fa', {NAME => 'a', KEEP_DELETED_CELLS => 'SOMETIMES'}\n",
+                    "KEEP_DELETED_CELLS");
+    ssh_expect_fail("alter 'fa', {NAME => 'a', BLOCKSIZE => '64 parsecs'}\n",
+                    "BLOCKSIZE '64 parsecs' is not a size");
 }
 
 /* ---- scan BATCH and ISOLATION_LEVEL, deleteall by prefix ---- */
@@ -370,9 +446,11 @@ static void test_create_forms(void **state)
                "Table cf1 is ENABLED\n"
                "cf1\n"
                "COLUMN FAMILIES DESCRIPTION\n"
-               "{NAME => 'f', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', TTL => '93600 "
-               "SECONDS (1 DAY 2 HOURS)', MIN_VERSIONS => '0', BLOOMFILTER => 'ROW', COMPRESSION "
-               "=> 'NONE', BLOCKSIZE => '65536'}\n"
+               "{NAME => 'f', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', "
+               "KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'PREFIX', "
+               "COMPRESSION => 'NONE', TTL => '93600 SECONDS (1 DAY 2 HOURS)', "
+               "MIN_VERSIONS => '0', BLOCKCACHE => 'true', BLOCKSIZE => '65536 B (64KB)', "
+               "REPLICATION_SCOPE => '0'}\n"
                "1 row(s)\n"
                "Took X seconds\n"
                "Total number of splits = 4\n"
@@ -572,9 +650,10 @@ static void test_clone_rit_server_tools(void **state)
                "Table cs2 is ENABLED\n"
                "cs2, {TABLE_ATTRIBUTES => {MAX_FILESIZE => '1234567'}}\n"
                "COLUMN FAMILIES DESCRIPTION\n"
-               "{NAME => 'f', VERSIONS => '4', KEEP_DELETED_CELLS => 'FALSE', TTL => 'FOREVER', "
-               "MIN_VERSIONS => '0', BLOOMFILTER => 'ROW', COMPRESSION => 'NONE', BLOCKSIZE => "
-               "'65536'}\n"
+               "{NAME => 'f', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '4', "
+               "KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'PREFIX', "
+               "COMPRESSION => 'NONE', TTL => 'FOREVER', MIN_VERSIONS => '0', "
+               "BLOCKCACHE => 'true', BLOCKSIZE => '65536 B (64KB)', REPLICATION_SCOPE => '0'}\n"
                "1 row(s)\n"
                "Took X seconds\n"
                "Total number of splits = 3\n"
@@ -598,6 +677,103 @@ static void test_clone_rit_server_tools(void **state)
     ssh_expect_fail("compact_rs '127.0.0.1,1,1'\n", "region server 127.0.0.1,1,1 is not live");
     ssh_expect_fail("flush '127.0.0.1,1,1'\n", "Unknown table or region 127.0.0.1,1,1!");
     ssh_expect("count 'cs'\n", "1 row(s)\nTook X seconds\n");
+}
+
+/* The highest WAL file number in the region server's WAL directory (0: none). */
+static unsigned long long newest_wal(const char *server)
+{
+    char dir[512];
+    snprintf(dir, sizeof(dir), "%s/root/WALs/%s", tc_dir(cluster), server);
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    unsigned long long newest = 0, n;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (sscanf(e->d_name, "wal.%llu", &n) == 1 && n > newest)
+            newest = n;
+    closedir(d);
+    return newest;
+}
+
+/* Waits (up to 20 s) until the region servers' reports, as status 'detailed' prints them,
+ * give a region of table fm n store files. */
+static void wait_storefiles(int n)
+{
+    char want[64];
+    snprintf(want, sizeof(want), "numberOfStorefiles=%d,", n);
+    for (int i = 0; i < 80; i++) {
+        ssh_result r = ssh_run_dir("status 'detailed'\n");
+        const char *p = strstr(r.out, "\"fm,");
+        const char *q = p ? strstr(p, "numberOfStorefiles=") : NULL;
+        bool ok = q && strncmp(q, want, strlen(want)) == 0;
+        ssh_result_free(&r);
+        if (ok)
+            return;
+        usleep(250 * 1000);
+    }
+    fail_msg("no report of table fm with %d store files", n);
+}
+
+static void test_family_maintenance(void **state)
+{
+    (void)state;
+    /* a family flush writes that family's store only: one store file, then two */
+    ssh_expect("create 'fm', 'a', 'b'\n"
+               "put 'fm', 'r1', 'a:q', 'x', 5\n"
+               "put 'fm', 'r1', 'b:q', 'y', 5\n"
+               "flush 'fm', 'a'\n"
+               "compaction_state 'fm'\n",
+               "Created table fm\nTook X seconds\nTook X seconds\nTook X seconds\n"
+               "Took X seconds\nNONE\nTook X seconds\n");
+    wait_storefiles(1);
+    ssh_expect("flush 'fm', 'b'\nput 'fm', 'r2', 'a:q', 'z', 6\nflush 'fm', 'a'\n",
+               "Took X seconds\nTook X seconds\nTook X seconds\n");
+    wait_storefiles(3);
+    /* a major compaction of family a alone: a's two files become one, b's stays */
+    ssh_expect("major_compact 'fm', 'a'\ncompact 'fm', 'b', 'NORMAL'\ncompaction_state 'fm'\n"
+               "get 'fm', 'r1'\nget 'fm', 'r2'\n",
+               "Took X seconds\nTook X seconds\nNONE\nTook X seconds\n"
+               "COLUMN  CELL\n a:q timestamp=5, value=x\n b:q timestamp=5, value=y\n"
+               "1 row(s)\nTook X seconds\n"
+               "COLUMN  CELL\n a:q timestamp=6, value=z\n1 row(s)\nTook X seconds\n");
+    wait_storefiles(2);
+    /* the family and its region named, errors in HBase's spirit */
+    ssh_expect_fail("flush 'fm', 'zz'\n", "column family zz does not exist in table default:fm");
+    ssh_expect_fail("major_compact 'fm', 'zz'\n", "column family zz does not exist");
+    ssh_expect_fail("compact 'fm', 'a', 'MOB'\n", "compaction type MOB is not supported");
+    ssh_expect_fail("compaction_state 'nope'\n", "Unknown table or region nope!");
+    /* a region by its encoded name */
+    ssh_result r = ssh_run_dir("list_regions 'fm'\n");
+    char enc[64] = "";
+    const char *p = strstr(r.out, "fm,,");
+    assert_non_null(p);
+    assert_int_equal(sscanf(strchr(p, '.') + 1, "%32[0-9a-f]", enc), 1);
+    ssh_result_free(&r);
+    char script[512];
+    snprintf(script, sizeof(script),
+             "flush '%s', 'a'\ncompact '%s', 'b'\ncompaction_state '%s'\n", enc, enc, enc);
+    ssh_expect(script, "Took X seconds\nTook X seconds\nNONE\nTook X seconds\n");
+    /* wal_roll: the server writes a new WAL file */
+    char server[128];
+    first_server(server, sizeof(server));
+    unsigned long long before = newest_wal(server);
+    snprintf(script, sizeof(script), "wal_roll '%s'\n", server);
+    ssh_expect(script, "Took X seconds\n");
+    assert_true(newest_wal(server) > before);
+    ssh_expect_fail("wal_roll '127.0.0.1,1,1'\n", "region server 127.0.0.1,1,1 is not live");
+    /* alter_async returns before the regions reopen; alter_status follows them to the end */
+    r = ssh_run_dir("alter_async 'fm', NAME => 'a', VERSIONS => 3\nalter_status 'fm'\n"
+                    "describe 'fm'\n");
+    const char *tail = "1/1 regions updated.\nDone.\nTook X seconds\nTable fm is ENABLED\n";
+    if (r.status != 0 || strncmp(r.out, "Took X seconds\n", 15) != 0 || !strstr(r.out, tail) ||
+        !strstr(r.out, "{NAME => 'a', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '3'"))
+        fail_msg("alter_async / alter_status:\n%s\n%s", r.out, r.err);
+    for (const char *l = r.out + 15; l < strstr(r.out, tail); l = strchr(l, '\n') + 1)
+        assert_true(strncmp(l, "0/1 regions updated.\n", 21) == 0);
+    ssh_result_free(&r);
+    ssh_expect("alter_status 'fm'\n", "1/1 regions updated.\nDone.\nTook X seconds\n");
+    ssh_expect_fail("alter_status 'nope'\n", "Can't find a table: nope");
+    ssh_expect_fail("alter_async 'nope', NAME => 'a'\n", "Can't find a table: nope");
 }
 
 /* ---- server listings, maintenance mode, regioninfo, close_region, table states ---- */
@@ -1031,10 +1207,12 @@ int main(void)
         cmocka_unit_test(test_count_ranges),
         cmocka_unit_test(test_write_options),
         cmocka_unit_test(test_readonly_and_refused_keys),
+        cmocka_unit_test(test_family_attributes),
         cmocka_unit_test(test_batch_isolation_deleteall_prefix),
         cmocka_unit_test(test_create_forms),
         cmocka_unit_test(test_all_tables_commands),
         cmocka_unit_test(test_clone_rit_server_tools),
+        cmocka_unit_test(test_family_maintenance),
         cmocka_unit_test(test_servers_and_states),
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_multiline_script),

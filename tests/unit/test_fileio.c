@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -574,6 +575,44 @@ static void test_fault_read(void **state)
     free(p);
 }
 
+typedef struct held_create {
+    const char *path;
+    int rc;
+    fio_file *f;
+} held_create;
+
+static void *create_thread(void *arg)
+{
+    held_create *h = arg;
+    h->rc = fio_create(h->path, &h->f);
+    return NULL;
+}
+
+/* hold: the matching create waits (a paused disk) until the fault is cleared, then
+ * succeeds; other paths go on meanwhile. */
+static void test_fault_hold_pauses_until_cleared(void **state)
+{
+    char *held_path = path_dup(state, "held.tmp");
+    fio_fault f = {.op = FIO_OP_CREATE, .path_match = "held", .count = 1, .hold = true};
+    fio_fault_set(&f);
+    held_create h = {held_path, -1, NULL};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, create_thread, &h), 0);
+    for (int i = 0; i < 10000 && fio_fault_hits() == 0; i++)
+        usleep(1000);
+    assert_int_equal(fio_fault_hits(), 1);
+    assert_false(fio_exists(held_path)); /* still waiting */
+    fio_file *other = NULL;
+    assert_int_equal(fio_create(in_dir(state, "other"), &other), ST_OK);
+    fio_close(other);
+    fio_fault_clear();
+    pthread_join(t, NULL);
+    assert_int_equal(h.rc, ST_OK);
+    assert_true(fio_exists(held_path));
+    fio_close(h.f);
+    free(held_path);
+}
+
 int main(void)
 {
     log_set_level(LOG_LEVEL_ERROR);
@@ -598,6 +637,7 @@ int main(void)
         T(test_fault_rename_plain),
         T(test_fault_skip_and_count),
         T(test_fault_path_match),
+        T(test_fault_hold_pauses_until_cleared),
         T(test_fault_create),
         T(test_fault_read),
     };

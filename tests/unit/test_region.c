@@ -1242,10 +1242,119 @@ static void family_block_cache_attributes(void **state)
     assert_int_equal(st.memory_usage, st.usage);
 }
 
+/* flush 't', 'a': only family a's memstore becomes a file; b's edits stay in the memstore
+ * and the WAL, and a reopen without a flush replays b's edits without doubling a's. */
+static void flush_and_compact_one_family(void **state)
+{
+    fixture *f = *state;
+    char v[64];
+    uint64_t sizes[2];
+    assert_int_equal(tu_put(f->reg, "r1", "a", "q", "a1", 10), ST_OK);
+    assert_int_equal(tu_put(f->reg, "r1", "b", "q", "b1", 10), ST_OK);
+    region_stats before, after;
+    region_get_stats(f->reg, &before);
+    assert_int_equal(region_flush_family(f->reg, "a"), ST_OK);
+    region_get_stats(f->reg, &after);
+    assert_int_equal(region_store_sizes(f->reg, sizes, 2), 2);
+    assert_true(sizes[0] > 0);  /* a: one file */
+    assert_int_equal(sizes[1], 0); /* b: none */
+    assert_int_equal(after.store_files, 1);
+    assert_true(after.memstore_size > 0 && after.memstore_size < before.memstore_size);
+    assert_int_equal(after.max_flushed_seq, before.max_flushed_seq); /* the WAL keeps b */
+    assert_int_equal(region_flush_family(f->reg, "zz"), ST_NOT_FOUND);
+    assert_non_null(strstr(st_errmsg(), "column family zz does not exist"));
+    /* a second file for a, then a compaction of a alone */
+    assert_int_equal(tu_put(f->reg, "r2", "a", "q", "a2", 10), ST_OK);
+    assert_int_equal(region_flush_family(f->reg, "a"), ST_OK);
+    region_get_stats(f->reg, &after);
+    assert_int_equal(after.store_files, 2);
+    assert_int_equal(region_compact_family(f->reg, "a", true), ST_OK);
+    region_get_stats(f->reg, &after);
+    assert_int_equal(after.store_files, 1);
+    assert_int_equal(region_compact_family(f->reg, "zz", false), ST_NOT_FOUND);
+    /* crash: b comes back from the WAL, a from its file, each once */
+    close_engine(f, false);
+    open_engine(f, NULL);
+    assert_int_equal(tu_get(f->reg, "r1", "a", "q", v, sizeof(v)), 1);
+    assert_string_equal(v, "a1");
+    assert_int_equal(tu_get(f->reg, "r2", "a", "q", v, sizeof(v)), 1);
+    assert_string_equal(v, "a2");
+    assert_int_equal(tu_get(f->reg, "r1", "b", "q", v, sizeof(v)), 1);
+    assert_string_equal(v, "b1");
+    scan_result res;
+    scan_result_init(&res);
+    assert_int_equal(region_get(f->reg, (const uint8_t *)"r1", 2, NULL, &res), ST_OK);
+    assert_int_equal(res.ncells, 2);
+    scan_result_free(&res);
+}
+
+typedef struct compact_job {
+    region *reg;
+    bool major;
+    int rc;
+} compact_job;
+
+static void *compact_thread(void *arg)
+{
+    compact_job *j = arg;
+    j->rc = region_compact(j->reg, j->major);
+    return NULL;
+}
+
+/* Runs a compaction held at its output file's creation (a paused disk) and returns the
+ * region's compaction state seen meanwhile. With flush, the last input is flushed under
+ * the hold first (its own file is not held): the compaction that flush queues is the
+ * one held. */
+static region_compaction state_during(fixture *f, bool major, bool flush)
+{
+    fio_fault hold = {.op = FIO_OP_CREATE,
+                      .path_match = "/r1/a/",
+                      .skip = flush ? 1 : 0,
+                      .count = 1,
+                      .hold = true};
+    fio_fault_set(&hold);
+    if (flush)
+        assert_int_equal(region_flush(f->reg), ST_OK);
+    compact_job j = {f->reg, major, -1};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, compact_thread, &j), 0);
+    for (int i = 0; i < 10000 && fio_fault_hits() == 0; i++)
+        clock_sleep_ms(1);
+    assert_int_equal(fio_fault_hits(), 1);
+    region_compaction seen = region_compaction_state(f->reg);
+    fio_fault_clear();
+    pthread_join(t, NULL);
+    assert_int_equal(j.rc, ST_OK);
+    return seen;
+}
+
+/* compaction_state: NONE, then MAJOR or MINOR while one runs, NONE after. */
+static void compaction_state_while_compacting(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(region_compaction_state(f->reg), REGION_COMPACTION_NONE);
+    /* two files: fewer than a minor compaction wants, so no background one starts */
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(tu_put(f->reg, "r", "a", "q", "v", 10 + i), ST_OK);
+        assert_int_equal(region_flush(f->reg), ST_OK);
+    }
+    assert_int_equal(state_during(f, true, false), REGION_COMPACTION_MAJOR);
+    assert_int_equal(region_compaction_state(f->reg), REGION_COMPACTION_NONE);
+    /* three files: the minor compaction the third flush queues is held */
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(tu_put(f->reg, "r", "a", "q", "v", 20 + i), ST_OK);
+    assert_int_equal(region_flush(f->reg), ST_OK);
+    assert_int_equal(tu_put(f->reg, "r", "a", "q", "v", 30), ST_OK);
+    assert_int_equal(state_during(f, false, true), REGION_COMPACTION_MINOR);
+    assert_int_equal(region_compaction_state(f->reg), REGION_COMPACTION_NONE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(put_get_across_families, setup, teardown),
+        cmocka_unit_test_setup_teardown(flush_and_compact_one_family, setup, teardown),
+        cmocka_unit_test_setup_teardown(compaction_state_while_compacting, setup, teardown),
         cmocka_unit_test_setup_teardown(unknown_family_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(row_outside_region_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(scan_over_memstore_and_files, setup, teardown),

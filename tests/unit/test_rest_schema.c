@@ -363,6 +363,14 @@ static void test_map_family_enums(void **state)
         {"\"KEEP_DELETED_CELLS\":\"TRUE\"", STRATA_FAMILY_KEEP_DELETED_CELLS, 1},
         {"\"KEEP_DELETED_CELLS\":true", STRATA_FAMILY_KEEP_DELETED_CELLS, 1},
         {"\"KEEP_DELETED_CELLS\":\"false\"", STRATA_FAMILY_KEEP_DELETED_CELLS, 0},
+        {"\"KEEP_DELETED_CELLS\":\"TTL\"", STRATA_FAMILY_KEEP_DELETED_CELLS, 2},
+        {"\"COMPRESSION\":\"SNAPPY\"", STRATA_FAMILY_COMPRESSION, STRATA_COMPRESSION_SNAPPY},
+        {"\"COMPRESSION\":\"lz4\"", STRATA_FAMILY_COMPRESSION, STRATA_COMPRESSION_LZ4},
+        {"\"COMPRESSION\":\"GZ\"", STRATA_FAMILY_COMPRESSION, STRATA_COMPRESSION_GZ},
+        {"\"DATA_BLOCK_ENCODING\":\"none\"", STRATA_FAMILY_DATA_BLOCK_ENCODING, 0},
+        {"\"DATA_BLOCK_ENCODING\":\"FAST_DIFF\"", STRATA_FAMILY_DATA_BLOCK_ENCODING, 3},
+        {"\"IN_MEMORY\":true", STRATA_FAMILY_IN_MEMORY, 1},
+        {"\"BLOCKCACHE\":\"false\"", STRATA_FAMILY_BLOCKCACHE, 0},
     };
     for (size_t i = 0; i < N(ok); i++) {
         strata_table_descriptor_t *td = map_json(doc_with(ok[i].attrs, ""), "t");
@@ -374,26 +382,25 @@ static void test_map_family_enums(void **state)
         strata_table_descriptor_destroy(td);
     }
     map_bad(doc_with("\"BLOOMFILTER\":\"ROWPREFIX_FIXED_LENGTH\"", ""), "t",
-            "BLOOMFILTER => 'ROWPREFIX_FIXED_LENGTH' is not NONE, ROW or ROWCOL");
-    map_bad(doc_with("\"COMPRESSION\":\"SNAPPY\"", ""), "t",
-            "COMPRESSION => 'SNAPPY' is not supported");
-    map_bad(doc_with("\"COMPRESSION\":\"GZ\"", ""), "t", "COMPRESSION => 'GZ'");
-    map_bad(doc_with("\"KEEP_DELETED_CELLS\":\"TTL\"", ""), "t",
-            "KEEP_DELETED_CELLS => 'TTL' is not supported");
+            "table t, column family cf: BLOOMFILTER 'ROWPREFIX_FIXED_LENGTH' is not supported. "
+            "Use one of NONE ROW ROWCOL");
+    map_bad(doc_with("\"COMPRESSION\":\"LZO\"", ""), "t",
+            "COMPRESSION 'LZO' is not supported. Use one of NONE ZSTD SNAPPY LZ4 GZ");
+    map_bad(doc_with("\"KEEP_DELETED_CELLS\":\"SOMETIMES\"", ""), "t",
+            "KEEP_DELETED_CELLS 'SOMETIMES' is not supported. Use one of FALSE TRUE TTL");
+    map_bad(doc_with("\"DATA_BLOCK_ENCODING\":\"PREFIX_TREE\"", ""), "t",
+            "DATA_BLOCK_ENCODING 'PREFIX_TREE' is not supported. Use one of NONE PREFIX DIFF "
+            "FAST_DIFF ROW_INDEX_V1");
+    map_bad(doc_with("\"IN_MEMORY\":\"yes\"", ""), "t", "IN_MEMORY => 'yes' is not true or false");
 }
 
 static void test_map_family_default_only_attributes(void **state)
 {
     strata_table_descriptor_t *td =
-        map_json(doc_with("\"IN_MEMORY\":false,\"BLOCKCACHE\":\"true\",\"DATA_BLOCK_ENCODING\":"
-                          "\"none\",\"REPLICATION_SCOPE\":0,\"IS_MOB\":\"FALSE\"",
-                          ""),
-                 "t");
+        map_json(doc_with("\"REPLICATION_SCOPE\":0,\"IS_MOB\":\"FALSE\"", ""), "t");
     strata_table_descriptor_destroy(td);
-    map_bad(doc_with("\"IN_MEMORY\":true", ""), "t",
-            "table t, column family cf: IN_MEMORY => 'true' is not supported by Strata");
-    map_bad(doc_with("\"BLOCKCACHE\":false", ""), "t", "BLOCKCACHE => 'false'");
-    map_bad(doc_with("\"DATA_BLOCK_ENCODING\":\"FAST_DIFF\"", ""), "t", "DATA_BLOCK_ENCODING");
+    map_bad(doc_with("\"IS_MOB\":true", ""), "t",
+            "table t, column family cf: IS_MOB => 'true' is not supported by Strata");
     map_bad(doc_with("\"REPLICATION_SCOPE\":1", ""), "t", "REPLICATION_SCOPE");
     map_bad(doc_with("\"METADATA\":\"x\"", ""), "t", "unknown column family attribute METADATA");
     map_bad(doc_with("\"FOO\":\"1\"", ""), "t",
@@ -616,9 +623,10 @@ static void test_encode_json_shape(void **state)
     buf_t out = {0};
     assert_int_equal(rest_schema_encode(REST_MEDIA_JSON, td, STRATA_TABLE_ENABLED, &out), ST_OK);
     const char *want = "{\"name\":\"t\",\"ColumnSchema\":[{\"name\":\"cf\",\"BLOOMFILTER\":\"ROW\","
-                       "\"VERSIONS\":\"1\",\"KEEP_DELETED_CELLS\":\"FALSE\",\"TTL\":\"2147483647\","
-                       "\"COMPRESSION\":\"NONE\",\"MIN_VERSIONS\":\"0\",\"BLOCKSIZE\":\"65536\"}],"
-                       "\"IS_META\":\"false\"}";
+                       "\"VERSIONS\":\"1\",\"IN_MEMORY\":\"false\",\"KEEP_DELETED_CELLS\":\"FALSE\","
+                       "\"DATA_BLOCK_ENCODING\":\"PREFIX\",\"TTL\":\"2147483647\","
+                       "\"COMPRESSION\":\"NONE\",\"MIN_VERSIONS\":\"0\",\"BLOCKCACHE\":\"true\","
+                       "\"BLOCKSIZE\":\"65536\",\"REPLICATION_SCOPE\":\"0\"}],\"IS_META\":\"false\"}";
     assert_int_equal(out.len, strlen(want));
     assert_memory_equal(out.data, want, out.len);
     buf_free(&out);
@@ -633,17 +641,20 @@ static void test_encode_xml_text_and_protobuf_shapes(void **state)
     assert_int_equal(rest_schema_encode(REST_MEDIA_XML, td, STRATA_TABLE_ENABLED, &out), ST_OK);
     const char *xml = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?><TableSchema "
                       "name=\"t\" IS_META=\"false\"><ColumnSchema name=\"cf\" BLOOMFILTER=\"ROW\" "
-                      "VERSIONS=\"1\" KEEP_DELETED_CELLS=\"FALSE\" TTL=\"2147483647\" "
-                      "COMPRESSION=\"NONE\" MIN_VERSIONS=\"0\" BLOCKSIZE=\"65536\"/></TableSchema>";
+                      "VERSIONS=\"1\" IN_MEMORY=\"false\" KEEP_DELETED_CELLS=\"FALSE\" "
+                      "DATA_BLOCK_ENCODING=\"PREFIX\" TTL=\"2147483647\" COMPRESSION=\"NONE\" "
+                      "MIN_VERSIONS=\"0\" BLOCKCACHE=\"true\" BLOCKSIZE=\"65536\" "
+                      "REPLICATION_SCOPE=\"0\"/></TableSchema>";
     assert_int_equal(out.len, strlen(xml));
     assert_memory_equal(out.data, xml, out.len);
     buf_reset(&out);
 
     assert_int_equal(rest_schema_encode(REST_MEDIA_TEXT, td, STRATA_TABLE_ENABLED, &out), ST_OK);
     const char *text = "{ NAME=> 't', IS_META => 'false', COLUMNS => [ { NAME => 'cf', "
-                       "BLOOMFILTER => 'ROW', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', "
+                       "BLOOMFILTER => 'ROW', VERSIONS => '1', IN_MEMORY => 'false', "
+                       "KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'PREFIX', "
                        "TTL => '2147483647', COMPRESSION => 'NONE', MIN_VERSIONS => '0', "
-                       "BLOCKSIZE => '65536' } ] }\r\n";
+                       "BLOCKCACHE => 'true', BLOCKSIZE => '65536', REPLICATION_SCOPE => '0' } ] }\r\n";
     assert_int_equal(out.len, strlen(text));
     assert_memory_equal(out.data, text, out.len);
     buf_reset(&out);

@@ -232,6 +232,17 @@ int64_t strata_family_descriptor_get(const strata_family_descriptor_t *f, strata
 unsigned char strata_family_descriptor_is_set(const strata_family_descriptor_t *f,
                                               strata_family_attr attr);
 void strata_family_descriptor_unset(strata_family_descriptor_t *f, strata_family_attr attr);
+/* HBase's name of an attribute ("VERSIONS", "DATA_BLOCK_ENCODING", ...; static), or NULL. */
+const char *strata_family_attr_name(strata_family_attr attr);
+/* HBase's name of an enumerated attribute's value (static): BLOOMFILTER NONE ROW ROWCOL,
+ * COMPRESSION NONE ZSTD SNAPPY LZ4 GZ, KEEP_DELETED_CELLS FALSE TRUE TTL,
+ * DATA_BLOCK_ENCODING NONE PREFIX DIFF FAST_DIFF ROW_INDEX_V1; NULL for another attribute
+ * or a value out of range. */
+const char *strata_family_value_name(strata_family_attr attr, int64_t value);
+/* The value HBase's name stands for (any case) in *out, or STRATA_ERR_INVALID_ARGUMENT
+ * ("COMPRESSION 'LZO' is not supported. Use one of NONE ZSTD SNAPPY LZ4 GZ"); also for an
+ * attribute that is not enumerated. */
+int strata_family_value_parse(strata_family_attr attr, const char *name, int64_t *out);
 
 /* ---- tables ---- */
 
@@ -265,6 +276,14 @@ void strata_admin_create_table_presplit(strata_admin_t *a, const strata_table_de
  * families. An enabled table's regions are reopened with it, one at a time. */
 void strata_admin_modify_table(strata_admin_t *a, const strata_table_descriptor_t *td,
                                char **errptr);
+/* The same; with async the call returns once the new descriptor is stored and the
+ * regions are reopened after it (alter_async; strata_admin_alter_status says how far). */
+void strata_admin_modify_table_async(strata_admin_t *a, const strata_table_descriptor_t *td,
+                                     unsigned char async, char **errptr);
+/* How far an alter is (HBase's getAlterStatus): *updated of *total regions reopened with
+ * the newest descriptor; *running (may be NULL) while an alter still reopens them. */
+void strata_admin_alter_status(strata_admin_t *a, const char *table, uint32_t *updated,
+                               uint32_t *total, unsigned char *running, char **errptr);
 /* Drops the table (it must be disabled): its regions and data go. */
 void strata_admin_delete_table(strata_admin_t *a, const char *table, char **errptr);
 void strata_admin_enable_table(strata_admin_t *a, const char *table, char **errptr);
@@ -397,6 +416,34 @@ void strata_admin_compact_table(strata_admin_t *a, const char *table, unsigned c
                                 char **errptr);
 void strata_admin_compact_region(strata_admin_t *a, const char *encoded_name, unsigned char major,
                                  char **errptr);
+/* The same for one column family of a table (encoded_name NULL) or of a region (table
+ * NULL): only that family's store is flushed or compacted, as HBase's flush 't', 'cf'
+ * (family NULL: every family). STRATA_ERR_NOT_FOUND naming the family when the table has
+ * none of that name. */
+void strata_admin_flush_family(strata_admin_t *a, const char *table, const char *encoded_name,
+                               const char *family, char **errptr);
+void strata_admin_compact_family(strata_admin_t *a, const char *table, const char *encoded_name,
+                                 const char *family, unsigned char major, char **errptr);
+
+/* What a table's open regions (or one region) are compacting now, HBase's
+ * CompactionState: the union over the regions (NONE on failure, with *errptr set). */
+typedef enum strata_compaction_state {
+    STRATA_COMPACTION_NONE = 0,
+    STRATA_COMPACTION_MINOR = 1,
+    STRATA_COMPACTION_MAJOR = 2,
+    STRATA_COMPACTION_MAJOR_AND_MINOR = 3,
+} strata_compaction_state;
+strata_compaction_state strata_admin_compaction_state(strata_admin_t *a, const char *table,
+                                                      char **errptr);
+strata_compaction_state strata_admin_region_compaction_state(strata_admin_t *a,
+                                                             const char *encoded_name,
+                                                             char **errptr);
+/* "NONE", "MINOR", "MAJOR", "MAJOR_AND_MINOR" or "UNKNOWN" (static). */
+const char *strata_compaction_state_name(strata_compaction_state state);
+/* Rolls the WAL of the live region server named ("host,port,startcode" or "host:port"):
+ * its current file is closed and a new one started; files every region has flushed
+ * past are removed (HBase's wal_roll). STRATA_ERR_NOT_FOUND when it is not live. */
+void strata_admin_roll_wal(strata_admin_t *a, const char *server, char **errptr);
 
 /* ---- split, merge, switches, procedures (docs/split-merge.md, docs/procedures.md) ----
  *

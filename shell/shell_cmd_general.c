@@ -173,7 +173,14 @@ static int cmd_status(shell_session *s, const shell_value *args)
     if (rc == ST_OK && args->n > 0)
         rc = shell_str_arg(args, 0, "status format", &fmt);
     const char *f = fmt ? fmt->s : "summary";
-    if (rc == ST_OK && strcmp(f, "summary") && strcmp(f, "simple") && strcmp(f, "detailed"))
+    if (rc == ST_OK && strcmp(f, "tasks") == 0)
+        rc = st_error(ST_UNSUPPORTED, "status 'tasks' is not in Strata yet: the servers do not "
+                                      "report their running tasks (list_procedures shows the "
+                                      "master's procedures)");
+    else if (rc == ST_OK && strcmp(f, "replication") == 0)
+        rc = st_error(ST_UNSUPPORTED, "status 'replication' is not supported: Strata has no "
+                                      "replication");
+    else if (rc == ST_OK && strcmp(f, "summary") && strcmp(f, "simple") && strcmp(f, "detailed"))
         rc = st_error(ST_INVALID_ARGUMENT,
                       "unknown status format '%s' (use 'summary', 'simple' or 'detailed')", f);
     if (rc == ST_OK)

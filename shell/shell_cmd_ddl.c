@@ -174,7 +174,8 @@ static int by_bytes(const void *a, const void *b)
  * refused with HBase's words. */
 static int sort_splits(create_req *r)
 {
-    qsort(r->splits, r->n_splits, sizeof(*r->splits), by_bytes);
+    if (r->n_splits > 1)
+        qsort(r->splits, r->n_splits, sizeof(*r->splits), by_bytes);
     for (size_t i = 0; i < r->n_splits; i++) {
         if (r->splits[i].len == 0)
             return st_error(ST_INVALID_ARGUMENT,

@@ -474,7 +474,48 @@ uint32_t strata_cluster_status_region_count(const strata_cluster_status_t *s)
     return s->msg->regions;
 }
 
+/* One ServerTask's fields into the out pointers (each may be NULL). */
+static int task_fields(const Strata__Master__ServerTask *t, const char **description,
+                       const char **status, const char **state, uint64_t *start_ms)
+{
+    if (description)
+        *description = t->description;
+    if (status)
+        *status = t->status ? t->status : "";
+    if (state)
+        *state = t->state ? t->state : "RUNNING";
+    if (start_ms)
+        *start_ms = t->start_time;
+    return 0;
+}
+
+size_t strata_cluster_status_master_task_count(const strata_cluster_status_t *s)
+{
+    return s->msg->n_master_task;
+}
+
+int strata_cluster_status_master_task(const strata_cluster_status_t *s, size_t i,
+                                      const char **description, const char **status,
+                                      const char **state, uint64_t *start_ms)
+{
+    return i < s->msg->n_master_task
+               ? task_fields(s->msg->master_task[i], description, status, state, start_ms)
+               : -1;
+}
+
 /* ---- server loads ---- */
+
+size_t strata_server_load_task_count(const strata_server_load_t *l)
+{
+    return l->st->n_task;
+}
+
+int strata_server_load_task(const strata_server_load_t *l, size_t i, const char **description,
+                            const char **status, const char **state, uint64_t *start_ms)
+{
+    return i < l->st->n_task ? task_fields(l->st->task[i], description, status, state, start_ms)
+                             : -1;
+}
 
 const char *strata_server_load_name(const strata_server_load_t *l)
 {

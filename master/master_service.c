@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/rpc/rpc_proto.h"
 #include "common/status.h"
+#include "common/taskmon.h"
 #include "master/master_internal.h"
 
 /* Every method answers ST_NOT_SERVING on a backup, with a retry hint. */
@@ -605,6 +606,11 @@ typedef struct status_buf {
     Strata__Admin__RegionInfo *rit_infos;
     server_name *rit_sn;
     size_t next_name;
+    /* The master's running tasks: its own (taskmon) and its running procedures. */
+    taskmon_task *tasks;
+    Strata__Master__ServerTask *task_msgs;
+    Strata__Master__ServerTask **task_ptrs;
+    size_t ntasks;
 } status_buf;
 
 static void status_buf_free(status_buf *b)
@@ -620,6 +626,9 @@ static void status_buf_free(status_buf *b)
     free(b->rit_ptrs);
     free(b->rit_infos);
     free(b->rit_sn);
+    free(b->tasks);
+    free(b->task_msgs);
+    free(b->task_ptrs);
 }
 
 static int status_buf_alloc(status_buf *b, const master_snap *sn)
@@ -687,6 +696,52 @@ static void live_status(status_buf *b, const master_snap_server *s, Strata__Mast
     st->write_requests = r->write_requests;
     st->has_last_report_ms = 1;
     st->last_report_ms = (uint64_t)s->report_ms;
+    st->task = r->task;
+    st->n_task = r->n_task;
+}
+
+#define MASTER_STATUS_TASKS 64
+
+/* The master's running tasks into b: what its own threads run (taskmon), then each
+ * running procedure as "<type> table=<t>" with its step as the status. */
+static int master_tasks(master *m, status_buf *b)
+{
+    m_proc *procs = NULL;
+    size_t np = 0;
+    b->tasks = calloc(MASTER_STATUS_TASKS, sizeof(*b->tasks));
+    b->task_msgs = calloc(MASTER_STATUS_TASKS, sizeof(*b->task_msgs));
+    b->task_ptrs = calloc(MASTER_STATUS_TASKS, sizeof(*b->task_ptrs));
+    if (!b->tasks || !b->task_msgs || !b->task_ptrs)
+        return st_error(ST_NOMEM, "out of memory answering GetClusterStatus");
+    b->ntasks = taskmon_list(b->tasks, MASTER_STATUS_TASKS);
+    if (master_procs_list(m, &procs, &np) == ST_OK) {
+        for (size_t i = 0; i < np && b->ntasks < MASTER_STATUS_TASKS; i++) {
+            if (procs[i].state != M_PROC_RUNNABLE)
+                continue;
+            taskmon_task *t = &b->tasks[b->ntasks++];
+            t->id = procs[i].id;
+            int len = snprintf(t->description, sizeof(t->description), "%s pid=%llu",
+                               procs[i].type, (unsigned long long)procs[i].id);
+            if (procs[i].table[0] && len > 0 && (size_t)len < sizeof(t->description))
+                snprintf(t->description + len, sizeof(t->description) - (size_t)len,
+                         ", table=%.200s", procs[i].table);
+            snprintf(t->status, sizeof(t->status), "%s", procs[i].step ? procs[i].step : "");
+            t->start_ms = procs[i].submitted_ms;
+        }
+        free(procs);
+    }
+    for (size_t i = 0; i < b->ntasks; i++) {
+        Strata__Master__ServerTask *x = &b->task_msgs[i];
+        strata__master__server_task__init(x);
+        x->description = b->tasks[i].description;
+        x->status = b->tasks[i].status;
+        x->state = "RUNNING";
+        x->has_start_time = x->has_completion_time = 1;
+        x->start_time = (uint64_t)b->tasks[i].start_ms;
+        x->completion_time = -1;
+        b->task_ptrs[i] = x;
+    }
+    return ST_OK;
 }
 
 static void rit_status(status_buf *b, size_t i, const master_snap_rit *r,
@@ -738,10 +793,14 @@ static int status_answer(master *m, const master_snap *sn, rpc_reply *reply)
         }
         resp.in_transition = b.rit_ptrs;
         resp.n_in_transition = sn->nrits;
+        rc = master_tasks(m, &b);
+        resp.master_task = b.task_ptrs;
+        resp.n_master_task = b.ntasks;
         resp.has_tables = resp.has_regions = 1;
         resp.tables = (uint32_t)sn->ntables;
         resp.regions = (uint32_t)sn->nregions;
-        rc = rpc_proto_reply(reply, &resp.base);
+        if (rc == ST_OK)
+            rc = rpc_proto_reply(reply, &resp.base);
     }
     status_buf_free(&b);
     return rc;

@@ -36,6 +36,7 @@
 #include "common/server_name.h"
 #include "common/rpc/rpc_proto.h"
 #include "common/status.h"
+#include "common/taskmon.h"
 #include "common/zk/znodes.h"
 #include "regionserver/rs_internal.h"
 
@@ -359,7 +360,33 @@ int rs_cluster_master_call(rs_server *s, const char *method, const ProtobufCMess
     return rpc_proto_call(s->cl.master, addr, method, req, timeout_ms, NULL, NULL);
 }
 
-/* The heartbeat: every open region's load and their sums, packed into out. */
+/* The running tasks as ServerTask messages from pool (n 0 if out of memory). */
+static Strata__Master__ServerTask **report_tasks(rs_pool *pool, size_t *n)
+{
+    enum { REPORT_TASKS = 64 };
+    taskmon_task *t = rs_pool_alloc(pool, REPORT_TASKS * sizeof(*t));
+    *n = t ? taskmon_list(t, REPORT_TASKS) : 0;
+    Strata__Master__ServerTask *m = *n ? rs_pool_alloc(pool, *n * sizeof(*m)) : NULL;
+    Strata__Master__ServerTask **p = *n ? rs_pool_alloc(pool, *n * sizeof(*p)) : NULL;
+    if (!m || !p) {
+        *n = 0;
+        return NULL;
+    }
+    for (size_t i = 0; i < *n; i++) {
+        strata__master__server_task__init(&m[i]);
+        m[i].description = t[i].description;
+        m[i].status = t[i].status;
+        m[i].state = "RUNNING";
+        m[i].has_start_time = m[i].has_completion_time = 1;
+        m[i].start_time = (uint64_t)t[i].start_ms;
+        m[i].completion_time = -1;
+        p[i] = &m[i];
+    }
+    return p;
+}
+
+/* The heartbeat: every open region's load and their sums, and the running tasks, packed
+ * into out. */
 static int build_report(rs_server *s, buf_t *out)
 {
     rs_pool pool = {0};
@@ -381,6 +408,7 @@ static int build_report(rs_server *s, buf_t *out)
     req.total_requests = req.read_requests + req.write_requests;
     req.has_total_requests = req.has_memstore_size = req.has_store_files = 1;
     req.has_store_file_size = req.has_read_requests = req.has_write_requests = 1;
+    req.task = report_tasks(&pool, &req.n_task);
     if (rc == ST_OK)
         rc = rpc_proto_pack(&req.base, out);
     rs_loads_release(s, &l);

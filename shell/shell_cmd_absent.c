@@ -14,7 +14,7 @@
 
 static const shell_absent ABSENT[] = {
     {"processlist", "general", SHELL_ABSENT_NOT_YET,
-     "the servers do not list their running tasks and calls yet"},
+     "the servers' RPC handlers and calls are not listed yet (their running tasks are in status 'tasks')"},
     {"clear_slowlog_responses", "tools", SHELL_ABSENT_NOT_YET,
      "region servers keep no slow or large request log yet"},
     {"flush_master_store", "tools", SHELL_ABSENT_NOT_YET,

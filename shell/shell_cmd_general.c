@@ -1,6 +1,6 @@
 /*
  * shell_cmd_general.c - the shell's general commands: status ('summary', 'simple',
- * 'detailed', laid out as HBase 2 prints them from GetClusterStatus), version, whoami.
+ * 'detailed', 'tasks', laid out as HBase 2 prints them from GetClusterStatus), version, whoami.
  *
  * Thread-safety: a session belongs to one thread.
  */
@@ -58,6 +58,43 @@ static void print_dead(shell_session *s, const strata_cluster_status_t *r)
     fprintf(s->out, "%zu dead servers\n", n);
     for (size_t i = 0; i < n; i++)
         fprintf(s->out, "    %s\n", strata_cluster_status_dead_server(r, i));
+}
+
+/* One running task as HBase's ServerTask.toString: "<description>: status=<status>,
+ * state=RUNNING, startTime=<ms>, completionTime=-1". */
+static void print_task(shell_session *s, const char *indent, const char *desc, const char *status,
+                       const char *state, uint64_t start)
+{
+    fprintf(s->out, "%s%s: status=%s, state=%s, startTime=%llu, completionTime=-1\n", indent,
+            desc, status, state, (unsigned long long)start);
+}
+
+/* status 'tasks': the active master's and each live server's running tasks. */
+static void status_tasks(shell_session *s, const strata_cluster_status_t *r)
+{
+    const char *desc, *st, *state;
+    uint64_t start;
+    if (strata_cluster_status_active_master(r)) {
+        print_server(s, "active master:  ", strata_cluster_status_active_master(r));
+        size_t n = strata_cluster_status_master_task_count(r);
+        for (size_t i = 0; i < n; i++)
+            if (strata_cluster_status_master_task(r, i, &desc, &st, &state, &start) == 0)
+                print_task(s, "    ", desc, st, state, start);
+        if (!n)
+            fprintf(s->out, "    no active tasks\n");
+    }
+    size_t live = strata_cluster_status_live_server_count(r);
+    fprintf(s->out, "%zu live servers\n", live);
+    for (size_t i = 0; i < live; i++) {
+        const strata_server_load_t *l = strata_cluster_status_live_server(r, i);
+        print_server(s, "    ", strata_server_load_name(l));
+        size_t n = strata_server_load_task_count(l);
+        for (size_t j = 0; j < n; j++)
+            if (strata_server_load_task(l, j, &desc, &st, &state, &start) == 0)
+                print_task(s, "        ", desc, st, state, start);
+        if (!n)
+            fprintf(s->out, "        no active tasks\n");
+    }
 }
 
 static void status_summary(shell_session *s, const strata_cluster_status_t *r)
@@ -173,16 +210,15 @@ static int cmd_status(shell_session *s, const shell_value *args)
     if (rc == ST_OK && args->n > 0)
         rc = shell_str_arg(args, 0, "status format", &fmt);
     const char *f = fmt ? fmt->s : "summary";
-    if (rc == ST_OK && strcmp(f, "tasks") == 0)
-        rc = st_error(ST_UNSUPPORTED, "status 'tasks' is not in Strata yet: the servers do not "
-                                      "report their running tasks (list_procedures shows the "
-                                      "master's procedures)");
-    else if (rc == ST_OK && strcmp(f, "replication") == 0)
+    if (rc == ST_OK && strcmp(f, "replication") == 0)
         rc = st_error(ST_UNSUPPORTED, "status 'replication' is not supported: Strata has no "
                                       "replication");
-    else if (rc == ST_OK && strcmp(f, "summary") && strcmp(f, "simple") && strcmp(f, "detailed"))
+    else if (rc == ST_OK && strcmp(f, "summary") && strcmp(f, "simple") && strcmp(f, "detailed") &&
+             strcmp(f, "tasks"))
         rc = st_error(ST_INVALID_ARGUMENT,
-                      "unknown status format '%s' (use 'summary', 'simple' or 'detailed')", f);
+                      "unknown status format '%s' (use 'summary', 'simple', 'detailed' or "
+                      "'tasks')",
+                      f);
     if (rc == ST_OK)
         rc = shell_admin(s, &a);
     if (rc == ST_OK) {
@@ -193,6 +229,8 @@ static int cmd_status(shell_session *s, const shell_value *args)
         status_summary(s, r);
     else if (rc == ST_OK && strcmp(f, "simple") == 0)
         status_simple(s, r);
+    else if (rc == ST_OK && strcmp(f, "tasks") == 0)
+        status_tasks(s, r);
     else if (rc == ST_OK)
         status_detailed(s, r);
     strata_cluster_status_destroy(r);

@@ -23,6 +23,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/status.h"
+#include "common/taskmon.h"
 #include "regionserver/storage/region_internal.h"
 
 static bool is_closing(region *r)
@@ -115,7 +116,14 @@ static void after_maint(region *r, bool compaction)
  * hold older edits, so the WAL keeps them. */
 static int flush_region(region *r, int only, bool *flushed)
 {
+    uint64_t task = only >= 0 ? taskmon_begin("Flushing %s in region %s of %s",
+                                              r->schema.families[only].name,
+                                              r->info.encoded_name, r->info.table)
+                              : taskmon_begin("Flushing region %s of %s", r->info.encoded_name,
+                                              r->info.table);
+    taskmon_status(task, "Waiting for the region's flush lock");
     pthread_mutex_lock(&r->flush_mu);
+    taskmon_status(task, "Running flush");
     size_t released = 0;
     uint64_t flush_seq = 0;
     bool any = false;
@@ -137,6 +145,7 @@ static int flush_region(region *r, int only, bool *flushed)
     }
     release_memstore_bytes(r, released);
     pthread_mutex_unlock(&r->flush_mu);
+    taskmon_end(task);
     *flushed = rc == ST_OK && any;
     if (rc != ST_OK) {
         LOG_ERROR("region %s: flush failed: %s (%s)", r->info.encoded_name, st_strerror(rc),
@@ -172,6 +181,10 @@ static int compact_stores(region *r, int only, bool major, bool wait, size_t *do
         int rc;
         if (only >= 0 && (size_t)only != i)
             continue;
+        uint64_t task = taskmon_begin("Compacting %s in region %s of %s",
+                                      r->schema.families[i].name, r->info.encoded_name,
+                                      r->info.table);
+        taskmon_status(task, "Running %s compaction", major ? "major" : "minor");
         do {
             /* A background compaction starting between the wait and store_compact makes
              * it select nothing: wait for that one too, and try again. */
@@ -187,6 +200,7 @@ static int compact_stores(region *r, int only, bool major, bool wait, size_t *do
             wake_waiters(r);
         } while (rc == ST_OK && did && !major && !is_closing(r) &&
                  store_needs_compaction(r->stores[i], &p));
+        taskmon_end(task);
         if (rc != ST_OK && first == ST_OK)
             first = rc;
     }

@@ -694,7 +694,6 @@ static void test_admin_tools_and_status(void **state)
     assert_non_null(strstr(r.out, " 2 rows\n"));
     result_free(&r);
     expect_fail("status 'bogus'\n", "unknown status format 'bogus'");
-    expect_fail("status 'tasks'\n", "status 'tasks' is not in Strata yet");
     expect_fail("status 'replication'\n", "Strata has no replication");
 }
 

@@ -33,6 +33,8 @@
  *   - flush, compact and major_compact of one column family (of a table and of a region:
  *     only that store's files change), compaction_state, wal_roll (a new WAL file),
  *     alter_async and alter_status;
+ *   - status 'tasks': "no active tasks" everywhere when idle, a master procedure listed
+ *     while it runs (an alter_async against paused region servers);
  *   - list_liveservers, list_unknownservers, is_in_maintenance_mode, list_enabled_tables,
  *     list_disabled_tables, regioninfo (encoded and full names), close_region;
  *   - show_filters, and the filters HBase's shell lists that came later (ColumnRangeFilter,
@@ -60,6 +62,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -776,6 +779,69 @@ static void test_family_maintenance(void **state)
     ssh_expect_fail("alter_async 'nope', NAME => 'a'\n", "Can't find a table: nope");
 }
 
+/* status 'tasks': every server with its running tasks or "no active tasks"; a procedure
+ * the master runs (an alter_async reopening the regions of servers that are paused) is
+ * listed as HBase's ServerTask.toString. */
+/* Whether status 'tasks' output says every server is idle, in HBase's layout. */
+static bool tasks_all_idle(const char *p)
+{
+    if (strncmp(p, "active master:  ", 16) != 0 || !strchr(p, '\n'))
+        return false;
+    p = strchr(p, '\n') + 1;
+    if (strncmp(p, "    no active tasks\n2 live servers\n", 35) != 0)
+        return false;
+    p += 35;
+    for (int i = 0; i < 2; i++) { /* "    host:port startcode\n        no active tasks\n" */
+        if (strncmp(p, "    ", 4) != 0 || p[4] == ' ' || !strchr(p, '\n'))
+            return false;
+        p = strchr(p, '\n') + 1;
+        if (strncmp(p, "        no active tasks\n", 24) != 0)
+            return false;
+        p += 24;
+    }
+    return strcmp(p, "Took X seconds\n") == 0;
+}
+
+static void test_status_tasks(void **state)
+{
+    (void)state;
+    /* idle (a flush or compaction of the catalog may be running for a moment: wait) */
+    char last[4096] = "";
+    bool idle = false;
+    for (int i = 0; i < 80 && !idle; i++) {
+        ssh_result r = ssh_run_dir("status 'tasks'\n");
+        assert_int_equal(r.status, 0);
+        idle = tasks_all_idle(r.out);
+        snprintf(last, sizeof(last), "%s", r.out);
+        ssh_result_free(&r);
+        if (!idle)
+            usleep(250 * 1000);
+    }
+    if (!idle)
+        fail_msg("status 'tasks' never idle:\n%s", last);
+
+    ssh_expect("create 'tk', 'f'\nput 'tk', 'r', 'f:q', 'v'\n",
+               "Created table tk\nTook X seconds\nTook X seconds\n");
+    pid_t rs1 = tc_pid(cluster, "rs-1"), rs2 = tc_pid(cluster, "rs-2");
+    assert_true(rs1 > 0 && rs2 > 0);
+    kill(rs1, SIGSTOP);
+    kill(rs2, SIGSTOP);
+    ssh_result r = ssh_run_dir("alter_async 'tk', NAME => 'f', VERSIONS => 2\nstatus 'tasks'\n");
+    kill(rs1, SIGCONT);
+    kill(rs2, SIGCONT);
+    if (r.status != 0 || !strstr(r.out, "    ModifyTableProcedure pid=") ||
+        !strstr(r.out, ", table=default:tk: status=REOPEN_TABLE_REGIONS, state=RUNNING, "
+                       "startTime=") ||
+        !strstr(r.out, ", completionTime=-1\n"))
+        fail_msg("status 'tasks' during an alter:\n%s\n%s", r.out, r.err);
+    ssh_result_free(&r);
+    r = ssh_run_dir("alter_status 'tk'\nget 'tk', 'r'\n");
+    if (r.status != 0 || !strstr(r.out, "1/1 regions updated.\nDone.\n") ||
+        !strstr(r.out, " f:q timestamp=T, value=v\n"))
+        fail_msg("after the alter:\n%s\n%s", r.out, r.err);
+    ssh_result_free(&r);
+}
+
 /* ---- server listings, maintenance mode, regioninfo, close_region, table states ---- */
 
 static void test_servers_and_states(void **state)
@@ -1213,6 +1279,7 @@ int main(void)
         cmocka_unit_test(test_all_tables_commands),
         cmocka_unit_test(test_clone_rit_server_tools),
         cmocka_unit_test(test_family_maintenance),
+        cmocka_unit_test(test_status_tasks),
         cmocka_unit_test(test_servers_and_states),
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_multiline_script),

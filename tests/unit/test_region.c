@@ -22,6 +22,7 @@
 #include "common/clock.h"
 #include "common/fileio.h"
 #include "common/status.h"
+#include "common/taskmon.h"
 #include "tests/support/testutil.h"
 
 typedef struct fixture {
@@ -1322,6 +1323,14 @@ static region_compaction state_during(fixture *f, bool major, bool flush)
         clock_sleep_ms(1);
     assert_int_equal(fio_fault_hits(), 1);
     region_compaction seen = region_compaction_state(f->reg);
+    /* the running compaction is a monitored task (status 'tasks') */
+    static taskmon_task tasks[TASKMON_MAX];
+    size_t n = taskmon_list(tasks, TASKMON_MAX);
+    bool listed = false;
+    for (size_t i = 0; i < n; i++)
+        listed |= strstr(tasks[i].description, "Compacting a in region r1") != NULL &&
+                  strstr(tasks[i].status, major ? "major" : "minor") != NULL;
+    assert_true(listed);
     fio_fault_clear();
     pthread_join(t, NULL);
     assert_int_equal(j.rc, ST_OK);

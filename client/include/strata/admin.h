@@ -578,6 +578,19 @@ uint64_t strata_server_load_last_report_ms(const strata_server_load_t *l);
 size_t strata_server_load_region_load_count(const strata_server_load_t *l);
 const strata_region_load_t *strata_server_load_region_load(const strata_server_load_t *l, size_t i);
 
+/* Running tasks (HBase's ServerTask, status 'tasks'): the active master's (its
+ * procedures and its own flushes and compactions of the catalog) and a live server's as
+ * of its last report (flushes, compactions). Task i's description, status, state
+ * ("RUNNING") and start time (ms since the epoch) are borrowed from the status; any out
+ * pointer may be NULL. 0, or -1 when i is out of range. */
+size_t strata_cluster_status_master_task_count(const strata_cluster_status_t *s);
+int strata_cluster_status_master_task(const strata_cluster_status_t *s, size_t i,
+                                      const char **description, const char **status,
+                                      const char **state, uint64_t *start_ms);
+size_t strata_server_load_task_count(const strata_server_load_t *l);
+int strata_server_load_task(const strata_server_load_t *l, size_t i, const char **description,
+                            const char **status, const char **state, uint64_t *start_ms);
+
 /* One region's load on its server: its encoded name, its table (NULL if not reported),
  * requests, store files and sizes in bytes. */
 const char *strata_region_load_encoded_name(const strata_region_load_t *l);

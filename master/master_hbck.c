@@ -396,14 +396,6 @@ int master_hbck_report(master *m, char **tables, size_t ntables, int64_t stuck_m
 
 /* ---- HbckReport ---- */
 
-static int check_active(void *ctx, rpc_reply *reply)
-{
-    int rc = master_check_active(ctx);
-    if (rc != ST_OK)
-        reply->retry_after_ms = 200;
-    return rc;
-}
-
 static int report_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
 {
     master *m = ctx;
@@ -1173,19 +1165,19 @@ static int sideline_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     return rc;
 }
 
-RPC_PROTO_HANDLER(h_report, check_active, strata__master__hbck_report_request__descriptor,
+RPC_PROTO_HANDLER(h_report, master_rpc_check_active, strata__master__hbck_report_request__descriptor,
                   report_body)
-RPC_PROTO_HANDLER(h_region_state, check_active,
+RPC_PROTO_HANDLER(h_region_state, master_rpc_check_active,
                   strata__master__hbck_set_region_state_request__descriptor, set_region_state_body)
-RPC_PROTO_HANDLER(h_table_state, check_active,
+RPC_PROTO_HANDLER(h_table_state, master_rpc_check_active,
                   strata__master__hbck_set_table_state_request__descriptor, set_table_state_body)
-RPC_PROTO_HANDLER(h_fix_meta, check_active, strata__master__hbck_fix_meta_request__descriptor,
+RPC_PROTO_HANDLER(h_fix_meta, master_rpc_check_active, strata__master__hbck_fix_meta_request__descriptor,
                   fix_meta_body)
-RPC_PROTO_HANDLER(h_recoveries, check_active,
+RPC_PROTO_HANDLER(h_recoveries, master_rpc_check_active,
                   strata__master__hbck_schedule_recoveries_request__descriptor, recoveries_body)
-RPC_PROTO_HANDLER(h_bypass, check_active, strata__master__hbck_bypass_request__descriptor,
+RPC_PROTO_HANDLER(h_bypass, master_rpc_check_active, strata__master__hbck_bypass_request__descriptor,
                   bypass_body)
-RPC_PROTO_HANDLER(h_sideline, check_active, strata__master__hbck_sideline_request__descriptor,
+RPC_PROTO_HANDLER(h_sideline, master_rpc_check_active, strata__master__hbck_sideline_request__descriptor,
                   sideline_body)
 
 int master_service_register_hbck(master *m)

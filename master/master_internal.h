@@ -606,6 +606,9 @@ void master_http_stop(master *m);
 int master_service_register(master *m);
 /* master_service_procs.c: SplitRegion, ListProcedures, SetSwitch, RunCatalogJanitor. */
 int master_service_register_procs(master *m);
+/* The MasterService handlers' check: ST_OK on the active master, else its refusal with
+ * a retry hint of 200 ms (master_service.c). */
+int master_rpc_check_active(void *ctx, rpc_reply *reply);
 /* GetCompactionState and RollWALWriter (master_service_maint.c). */
 int master_service_register_maint(master *m);
 /* master_hbck.c: HbckReport and the HBCK2 repairs (docs/hbck.md). */

@@ -19,14 +19,6 @@
 #include "common/status.h"
 #include "master/master_internal.h"
 
-static int check_active(void *ctx, rpc_reply *reply)
-{
-    int rc = master_check_active(ctx);
-    if (rc != ST_OK)
-        reply->retry_after_ms = 200;
-    return rc;
-}
-
 typedef struct open_region {
     char encoded[64];
     char addr[300];
@@ -162,11 +154,11 @@ static int alter_status_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     return rpc_proto_reply(reply, &resp.base);
 }
 
-RPC_PROTO_HANDLER(h_compaction_state, check_active,
+RPC_PROTO_HANDLER(h_compaction_state, master_rpc_check_active,
                   strata__master__get_compaction_state_request__descriptor, compaction_state_body)
-RPC_PROTO_HANDLER(h_roll_wal, check_active, strata__master__roll_walwriter_request__descriptor,
+RPC_PROTO_HANDLER(h_roll_wal, master_rpc_check_active, strata__master__roll_walwriter_request__descriptor,
                   roll_wal_body)
-RPC_PROTO_HANDLER(h_alter_status, check_active,
+RPC_PROTO_HANDLER(h_alter_status, master_rpc_check_active,
                   strata__master__get_alter_status_request__descriptor, alter_status_body)
 
 int master_service_register_maint(master *m)

@@ -25,14 +25,6 @@
 #define META_PAGE_BYTES (4u << 20)
 #define PAGE_FULL 1 /* add_row's "stop here": not a status */
 
-static int check_active(void *ctx, rpc_reply *reply)
-{
-    int rc = master_check_active(ctx);
-    if (rc != ST_OK)
-        reply->retry_after_ms = 200;
-    return rc;
-}
-
 /* The rows of one answer, each a Result owning copies of its cells. */
 typedef struct meta_page {
     const Strata__Master__ScanMetaRequest *rq;
@@ -219,7 +211,7 @@ static int scan_meta_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     return rc;
 }
 
-RPC_PROTO_HANDLER(h_scan_meta, check_active, strata__master__scan_meta_request__descriptor,
+RPC_PROTO_HANDLER(h_scan_meta, master_rpc_check_active, strata__master__scan_meta_request__descriptor,
                   scan_meta_body)
 
 int master_service_register_meta(master *m)

@@ -17,14 +17,6 @@
 #include "common/status.h"
 #include "master/master_internal.h"
 
-static int check_active(void *ctx, rpc_reply *reply)
-{
-    int rc = master_check_active(ctx);
-    if (rc != ST_OK)
-        reply->retry_after_ms = 200;
-    return rc;
-}
-
 /* The encoded names of a table's regions (copied under mu). */
 static int table_region_names(master *m, const char *name, char (**out)[64], size_t *n)
 {
@@ -422,23 +414,23 @@ static int janitor_body(void *ctx, ProtobufCMessage *msg, rpc_reply *reply)
     return rpc_proto_reply(reply, &resp.base);
 }
 
-RPC_PROTO_HANDLER(h_split, check_active, strata__master__split_region_request__descriptor,
+RPC_PROTO_HANDLER(h_split, master_rpc_check_active, strata__master__split_region_request__descriptor,
                   split_body)
-RPC_PROTO_HANDLER(h_merge, check_active, strata__master__merge_regions_request__descriptor,
+RPC_PROTO_HANDLER(h_merge, master_rpc_check_active, strata__master__merge_regions_request__descriptor,
                   merge_body)
-RPC_PROTO_HANDLER(h_list_procs, check_active, strata__master__list_procedures_request__descriptor,
+RPC_PROTO_HANDLER(h_list_procs, master_rpc_check_active, strata__master__list_procedures_request__descriptor,
                   list_procs_body)
-RPC_PROTO_HANDLER(h_switch, check_active, strata__master__set_switch_request__descriptor,
+RPC_PROTO_HANDLER(h_switch, master_rpc_check_active, strata__master__set_switch_request__descriptor,
                   switch_body)
-RPC_PROTO_HANDLER(h_normalize, check_active, strata__master__normalize_request__descriptor,
+RPC_PROTO_HANDLER(h_normalize, master_rpc_check_active, strata__master__normalize_request__descriptor,
                   normalize_body)
-RPC_PROTO_HANDLER(h_balance, check_active, strata__master__balance_request__descriptor,
+RPC_PROTO_HANDLER(h_balance, master_rpc_check_active, strata__master__balance_request__descriptor,
                   balance_body)
-RPC_PROTO_HANDLER(h_compaction_switch, check_active,
+RPC_PROTO_HANDLER(h_compaction_switch, master_rpc_check_active,
                   strata__master__compaction_switch_all_request__descriptor, compaction_switch_body)
-RPC_PROTO_HANDLER(h_janitor, check_active, strata__master__run_catalog_janitor_request__descriptor,
+RPC_PROTO_HANDLER(h_janitor, master_rpc_check_active, strata__master__run_catalog_janitor_request__descriptor,
                   janitor_body)
-RPC_PROTO_HANDLER(h_clear_dead, check_active, strata__master__clear_dead_servers_request__descriptor,
+RPC_PROTO_HANDLER(h_clear_dead, master_rpc_check_active, strata__master__clear_dead_servers_request__descriptor,
                   clear_dead_body)
 
 int master_service_register_procs(master *m)

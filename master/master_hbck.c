@@ -133,8 +133,27 @@ static int push_server(gathered *g, const char *name, const char *addr)
     return rc;
 }
 
+/* Whether the znode name at i is an older instance of a server on the same host and
+ * port: one already gathered (the master's set), or another znode with a newer start
+ * code. Its znode lives until its session expires, but its address now reaches the newer
+ * process, whose regions must not be counted twice (as HBase drops a previous instance). */
+static bool superseded(const gathered *g, char *const *names, size_t nn, size_t i,
+                       const char *addr, const server_name *sn)
+{
+    if (str_in(g->saddrs, g->nservers, addr))
+        return true;
+    for (size_t j = 0; j < nn; j++) {
+        server_name o;
+        if (j != i && server_name_parse(names[j], &o) == ST_OK &&
+            server_name_same_addr(&o, sn) && o.start_code > sn->start_code)
+            return true;
+    }
+    return false;
+}
+
 /* The live servers: the master's set and <parent>/rs (a server the master has not heard
- * from yet still serves what it serves). */
+ * from yet still serves what it serves; an instance superseded on its host and port does
+ * not). */
 static int gather_servers(master *m, gathered *g)
 {
     int rc = ST_OK;
@@ -155,7 +174,8 @@ static int gather_servers(master *m, gathered *g)
                 continue;
             char addr[300];
             server_name_addr(&sn, addr, sizeof(addr));
-            rc = push_server(g, names[i], addr);
+            if (!superseded(g, names, nn, i, addr, &sn))
+                rc = push_server(g, names[i], addr);
         }
     }
     free_strv(names, nn);
